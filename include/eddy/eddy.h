@@ -1,0 +1,84 @@
+/* eddy — deterministic vortex-particle fluids for games. Main header.
+ *
+ * A world is an opaque object. It is created from a definition, populated
+ * before its first step, and from then on changed only through the per-frame
+ * input passed to eddy_world_step. The same definition, initial state and
+ * inputs give bit-identical states (see eddy_world_frame_hash) for any worker
+ * count, pinning, caller FP mode, compiler and supported architecture. */
+#ifndef EDDY_EDDY_H
+#define EDDY_EDDY_H
+
+#include "base.h"
+#include "task.h"
+#include "types.h"
+#include "hash.h"
+#include "math_functions.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct eddy_world eddy_world;
+
+EDDY_API eddy_world_def eddy_world_def_default(void);
+
+/* Check a definition. On error, if message != NULL, writes a NUL-terminated
+ * message naming the field into message[0..message_size). */
+EDDY_API eddy_status eddy_world_def_validate(const eddy_world_def *def, char *message,
+                                             size_t message_size);
+
+/* Create a world. On failure *out is NULL and eddy_last_error_message() says why. */
+EDDY_API eddy_status eddy_world_create(const eddy_world_def *def, eddy_world **out);
+EDDY_API void eddy_world_destroy(eddy_world *world); /* accepts NULL */
+
+/* Message for the last failed eddy_world_create on this thread (or ""). */
+EDDY_API const char *eddy_last_error_message(void);
+
+/* Message for the last failed call on this world (or ""). */
+EDDY_API const char *eddy_world_error_message(const eddy_world *world);
+
+/* Population, allowed only before the first step (EDDY_ERROR_WRONG_STATE after).
+ * Rejects NaN/infinite fields with EDDY_ERROR_NAN; nothing is added then. */
+EDDY_API eddy_status eddy_world_add_vortons(eddy_world *world, const eddy_vorton *vortons, int count);
+EDDY_API eddy_status eddy_world_add_tracers(eddy_world *world, const eddy_tracer *tracers, int count);
+
+/* Emitters may be created before the first step; *out receives the id. */
+EDDY_API eddy_status eddy_world_create_emitter(eddy_world *world, const eddy_emitter_def *def,
+                                               eddy_emitter_id *out);
+EDDY_API eddy_emitter_def eddy_emitter_def_default(void);
+
+/* Advance one fixed step. input may be NULL (no change). On an invalid input
+ * nothing is changed and the status says why. */
+EDDY_API eddy_status eddy_world_step(eddy_world *world, const eddy_input *input);
+
+/* Number of completed steps. */
+EDDY_API int64_t eddy_world_frame(const eddy_world *world);
+
+EDDY_API int eddy_world_vorton_count(const eddy_world *world);
+EDDY_API int eddy_world_tracer_count(const eddy_world *world);
+/* Copy particles [start, start + count) out; returns the number copied. */
+EDDY_API int eddy_world_get_vortons(const eddy_world *world, int start, int count, eddy_vorton *out);
+EDDY_API int eddy_world_get_tracers(const eddy_world *world, int start, int count, eddy_tracer *out);
+
+/* Velocity of the fluid at a point, from the current velocity grid (+ wind). */
+EDDY_API eddy_vec3 eddy_world_sample_velocity(const eddy_world *world, eddy_vec3 point);
+
+EDDY_API const eddy_world_def *eddy_world_get_def(const eddy_world *world);
+EDDY_API eddy_profile eddy_world_get_profile(const eddy_world *world);
+EDDY_API eddy_diagnostics eddy_world_get_diagnostics(const eddy_world *world);
+EDDY_API int eddy_world_worker_count(const eddy_world *world);
+
+/* Grid in use for the last step: cells per axis, min corner and cell size. */
+typedef struct eddy_grid_info {
+    int cells[3];
+    eddy_vec3 min_corner;
+    eddy_vec3 cell_size;
+    int tree_levels;
+    float mollification;  /* auto-mollification factor f >= 1 */
+} eddy_grid_info;
+EDDY_API eddy_grid_info eddy_world_get_grid_info(const eddy_world *world);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,47 @@
+/* eddy — canonical state hash (spec: docs/hash-spec.md, version
+ * EDDY_HASH_SPEC_VERSION). The frame hash is built from one hash per component,
+ * each built from one hash per fixed block of elements, so a mismatch between
+ * two runs can be traced to a component and a block. */
+#ifndef EDDY_HASH_H
+#define EDDY_HASH_H
+
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct eddy_world eddy_world;
+
+typedef enum eddy_component {
+    EDDY_COMPONENT_VORTONS = 0,
+    EDDY_COMPONENT_TRACERS = 1,
+    EDDY_COMPONENT_BODIES = 2,
+    EDDY_COMPONENT_GLOBALS = 3,
+    EDDY_COMPONENT_COUNT = 4
+} eddy_component;
+
+/* Elements per hash block: particles for vortons and tracers, bodies for bodies. */
+enum { EDDY_HASH_BLOCK_PARTICLES = 1024, EDDY_HASH_BLOCK_BODIES = 64 };
+
+typedef struct eddy_frame_hash {
+    int64_t frame;
+    uint64_t frame_hash;
+    uint64_t component[EDDY_COMPONENT_COUNT];
+} eddy_frame_hash;
+
+/* Short lower-case name: "vortons", "tracers", "bodies", "globals". */
+EDDY_API const char *eddy_component_name(eddy_component component);
+
+/* Hash of the current state (computed now if the step did not, else cached). */
+EDDY_API eddy_frame_hash eddy_world_hash(eddy_world *world);
+
+/* Block hashes of one component of the current state. Writes up to capacity
+ * values, returns the number of blocks (call with capacity 0 to size). */
+EDDY_API int eddy_world_block_hashes(eddy_world *world, eddy_component component,
+                                     uint64_t *out, int capacity);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

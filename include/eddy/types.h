@@ -1,0 +1,165 @@
+/* eddy — definitions, particles, emitters, per-frame input and profile. */
+#ifndef EDDY_TYPES_H
+#define EDDY_TYPES_H
+
+#include "base.h"
+#include "task.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum eddy_velocity_method {
+    /* Treecode over nested grids evaluated at velocity-grid points (default). */
+    EDDY_VELOCITY_TREECODE = 0,
+    /* Direct summation over all vortons at every velocity-grid point. */
+    EDDY_VELOCITY_DIRECT_GRID = 1,
+    /* Direct summation at every vorton (vortons move with their own exact
+     * velocity); the grid, for tracers and stretching, is filled directly too.
+     * O(N^2): the accuracy reference, not for games. */
+    EDDY_VELOCITY_DIRECT_VORTONS = 2,
+} eddy_velocity_method;
+
+/* Test-only switches that deliberately break determinism, so tests and the
+ * verifier can prove their checks fail when they must. Never set in a game. */
+enum {
+    EDDY_MUTATION_NONE = 0,
+    EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION = 1u << 0, /* reduce in worker order */
+    EDDY_MUTATION_SKIP_WORKER_FP_MODE = 1u << 1,        /* leave workers' FP mode alone */
+};
+
+typedef struct eddy_world_def {
+    /* time */
+    float dt;                 /* fixed step, seconds (default 1/30) */
+    int substeps;             /* fixed substeps per step, >= 1 (default 1) */
+    /* fluid */
+    float viscosity;          /* kinematic viscosity nu for PSE (default 0.01) */
+    float vorticity_dissipation; /* rate: omega -= rate*dt*omega (default 0.01) */
+    float density_diffusivity;   /* kappa for PSE of rho' (default 1e-4) */
+    float density_relaxation;    /* rate: rho' -= rate*dt*rho' (default 1e-4) */
+    float ambient_density;    /* rho0 (default 1) */
+    eddy_vec3 gravity;        /* (default 0,0,-10) */
+    eddy_vec3 wind;           /* ambient wind added to particle velocity (default 0) */
+    float stretch_gain;       /* multiplies (omega . grad) u (default 0.5) */
+    float mollify_length_scale; /* auto-mollification length scale (default 1) */
+    eddy_velocity_method velocity_method;
+    float vorton_radius;      /* shared by all vortons (default 0.125) */
+    float tracer_radius;      /* shared by all tracers (default 0.01) */
+    int vorton_max_age;       /* frames; -1 = never killed by age (default -1) */
+    int tracer_max_age;       /* frames; -1 = never (default -1) */
+    uint64_t seed;            /* PRNG seed for emitters (default 1) */
+    /* floating point: flush denormals (FTZ+DAZ / FPCR.FZ) while stepping (default true) */
+    bool flush_denormals;
+    /* hash the state at the end of every step (default true) */
+    bool hash_every_step;
+    /* threads: worker_count >= 1. With enqueue_task == NULL and worker_count > 1
+     * the world starts its own eddy_pool (with worker_start as its hook). */
+    int worker_count;
+    eddy_enqueue_task_fn *enqueue_task;
+    eddy_finish_task_fn *finish_task;
+    void *user_task_context;
+    eddy_worker_start_fn *worker_start;
+    void *worker_start_context;
+    uint32_t test_mutations;  /* EDDY_MUTATION_*; test-only, 0 in games */
+    int internal_value;       /* set by eddy_world_def_default; do not touch */
+} eddy_world_def;
+
+/* A vorton as seen through the API. Vorticity is omega (not omega/2). */
+typedef struct eddy_vorton {
+    eddy_vec3 position;
+    eddy_vec3 velocity;
+    eddy_vec3 vorticity;
+    float density_deviation;  /* rho' = rho - rho0 */
+    int32_t birth_frame;
+} eddy_vorton;
+
+typedef struct eddy_tracer {
+    eddy_vec3 position;
+    eddy_vec3 velocity;
+    float density_deviation;
+    int32_t birth_frame;
+} eddy_tracer;
+
+typedef struct eddy_emitter_def {
+    eddy_vec3 position;
+    eddy_vec3 position_spread;   /* box edge lengths of uniform jitter around position */
+    eddy_vec3 velocity;
+    eddy_vec3 vorticity;         /* template vorticity of emitted vortons */
+    eddy_vec3 vorticity_spread;
+    float density_deviation;
+    float vorton_rate;           /* per second */
+    float tracer_rate;           /* per second */
+    bool enabled;
+} eddy_emitter_def;
+
+/* Generation-checked handle; 0 (index1 == 0) means null. */
+typedef struct eddy_emitter_id {
+    int32_t index1;   /* slot + 1 */
+    uint16_t generation;
+} eddy_emitter_id;
+
+typedef enum eddy_emitter_command_type {
+    EDDY_EMITTER_ENABLE = 1,
+    EDDY_EMITTER_DISABLE = 2,
+    EDDY_EMITTER_SET_RATES = 3,  /* vorton_rate, tracer_rate */
+    EDDY_EMITTER_BURST = 4,      /* emit count vortons and count2 tracers now */
+    EDDY_EMITTER_MOVE = 5,       /* position */
+} eddy_emitter_command_type;
+
+typedef struct eddy_emitter_command {
+    eddy_emitter_id emitter;
+    eddy_emitter_command_type type;
+    eddy_vec3 position;
+    float vorton_rate, tracer_rate;
+    int32_t vorton_count, tracer_count;
+} eddy_emitter_command;
+
+enum {
+    EDDY_INPUT_SET_GRAVITY = 1u << 0,
+    EDDY_INPUT_SET_WIND = 1u << 1,
+};
+
+/* Everything that changes a world between frames. Zero-initialised = nothing. */
+typedef struct eddy_input {
+    uint32_t flags;        /* EDDY_INPUT_* */
+    eddy_vec3 gravity;
+    eddy_vec3 wind;
+    const eddy_emitter_command *emitter_commands;
+    int emitter_command_count;
+} eddy_input;
+
+/* Step phases, in the order the step runs them. */
+typedef enum eddy_phase {
+    EDDY_PHASE_INPUT = 0,
+    EDDY_PHASE_KILL_EMIT,        /* kill by age, emission */
+    EDDY_PHASE_ADVECT_TRACERS,   /* tracers: velocity and rho' from grids, move */
+    EDDY_PHASE_TREE_BUILD,       /* bounds, grid sizing, partition, influence tree */
+    EDDY_PHASE_VELOCITY_GRID,
+    EDDY_PHASE_STRETCH,
+    EDDY_PHASE_DENSITY,          /* rho' to grid, gradient, baroclinic */
+    EDDY_PHASE_DIFFUSION,        /* PSE of vorticity and rho' */
+    EDDY_PHASE_ADVECT_VORTONS,
+    EDDY_PHASE_DIAGNOSTICS,      /* conserved quantities by fixed reduction */
+    EDDY_PHASE_HASH,
+    EDDY_PHASE_COUNT
+} eddy_phase;
+
+typedef struct eddy_profile {
+    double phase_ms[EDDY_PHASE_COUNT]; /* last step */
+    double step_ms;                    /* whole last step */
+} eddy_profile;
+
+/* Conserved quantities of the vorton field, computed every step by the fixed
+ * reduction tree (so they are bit-identical for any worker count). */
+typedef struct eddy_diagnostics {
+    double total_vorticity[3];  /* sum of omega_i * V_i */
+    double linear_impulse[3];   /* 1/2 sum of x_i x omega_i * V_i */
+    double angular_impulse[3];  /* 1/3 sum of x_i x (x_i x omega_i) * V_i */
+    double enstrophy;           /* sum |omega_i|^2 V_i */
+    double mass_deviation;      /* sum rho'_i V_i */
+} eddy_diagnostics;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,242 @@
+/* Internal: shared types of the eddy library. Never installed.
+ *
+ * Layout: particles are stored as structure-of-arrays (one float array per
+ * field) so that per-particle loops vectorise with lanes = particles, never
+ * lanes = summation index (determinism rule 7 in docs/determinism.md). */
+#ifndef EDDY_CORE_H
+#define EDDY_CORE_H
+
+#include "eddy/eddy.h"
+#include "eddy/math_functions.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define EDDY_PI 3.14159265358979323846f
+#define EDDY_FLT_EPSILON 1.1920928955078125e-07f
+#define EDDY_FLT_MIN 1.17549435082228750797e-38f
+#define EDDY_FLT_MAX 3.40282346638528859812e+38f
+
+void eddy_assert_fail(const char *condition, const char *file, int line);
+#define EDDY_ASSERT(c) ((c) ? (void)0 : eddy_assert_fail(#c, __FILE__, __LINE__))
+#ifndef NDEBUG
+#define EDDY_DEBUG_ASSERT(c) EDDY_ASSERT(c)
+#else
+#define EDDY_DEBUG_ASSERT(c) ((void)0)
+#endif
+
+typedef struct vec3 {
+    float x, y, z;
+} vec3;
+
+/* min/max with ties and signed zeros resolved one way on every ISA:
+ * on a tie the first argument is returned (rule 8). */
+static inline float fmin_det(float a, float b) { return b < a ? b : a; }
+static inline float fmax_det(float a, float b) { return b > a ? b : a; }
+
+/* ---------------------------------------------------------------- particles */
+typedef struct particle_array {
+    int count;
+    int capacity;
+    bool has_vorticity; /* vortons carry wx, wy, wz */
+    float *px, *py, *pz;
+    float *vx, *vy, *vz;
+    float *wx, *wy, *wz; /* NULL for tracers */
+    float *drho;         /* rho' */
+    int32_t *birth;
+} particle_array;
+
+bool particles_reserve(particle_array *a, int capacity);
+void particles_free(particle_array *a);
+/* Append one particle; caller ensured capacity. */
+void particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth);
+
+/* ---------------------------------------------------------------- grids */
+/* A uniform grid: cells[a] cells and cells[a] + 1 points per axis. Point
+ * (i,j,k) lies at min + (i,j,k)*spacing; the cell (i,j,k) is owned by its
+ * minimal corner. Point and cell arrays are x-fastest. */
+typedef struct grid_shape {
+    float min[3];
+    float extent[3];
+    float spacing[3];      /* extent / cells */
+    float inv_spacing[3];  /* cells / extent (0 on a degenerate axis) */
+    int cells[3];
+    int points[3];
+} grid_shape;
+
+static inline int grid_point_count(const grid_shape *g) {
+    return g->points[0] * g->points[1] * g->points[2];
+}
+static inline int grid_cell_count(const grid_shape *g) {
+    return g->cells[0] * g->cells[1] * g->cells[2];
+}
+
+/* Size a grid over [lo, hi] with about target_cells cells (power of two per
+ * axis, fewer than 8*target_cells), without libm (grid.c). */
+void grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells);
+/* Parent layer: cell counts halved (min 1), same min/extent. */
+void grid_decimate(grid_shape *parent, const grid_shape *child);
+/* Cell indices containing p, clamped into the grid. */
+void grid_cell_of(const grid_shape *g, float x, float y, float z, int idx[3]);
+/* Cell indices and fractions in [0, 1] within the cell (clamped). */
+void grid_locate(const grid_shape *g, float x, float y, float z, int idx[3], float frac[3]);
+/* Trilinear interpolation of a vec3 field at (x,y,z), clamped to the grid. */
+vec3 grid_interp_vec3(const grid_shape *g, const vec3 *field, float x, float y, float z);
+/* Finite-difference stencil along axis at point index i: derivative =
+ * (f[hi] - f[lo]) * scale; centred inside, one-sided on the faces. */
+void grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi, float *scale);
+float grid_interp_float(const grid_shape *g, const float *field, float x, float y, float z);
+
+/* ---------------------------------------------------------------- tree */
+enum { TREE_MAX_LEVELS = 16 };
+
+typedef struct supervorton {
+    float px, py, pz;    /* |omega|-weighted centroid */
+    float wx, wy, wz;    /* summed vorticity */
+    float weight;        /* summed |omega|, 0 = empty cell */
+} supervorton;
+
+typedef struct influence_tree {
+    int levels;                         /* level 0 = finest (the template) */
+    grid_shape layer[TREE_MAX_LEVELS];
+    supervorton *cells[TREE_MAX_LEVELS];
+    int capacity[TREE_MAX_LEVELS];
+} influence_tree;
+
+/* Vortons sorted by cell (counting sort, ties by vorton index): the vortons of
+ * cell c are sorted_index[cell_start[c] .. cell_start[c+1]). */
+typedef struct partition {
+    int *cell_start;    /* cell_count + 1 */
+    int *sorted_index;  /* vorton count */
+    int cell_capacity, index_capacity;
+} partition;
+
+/* ---------------------------------------------------------------- emitters */
+typedef struct emitter {
+    eddy_emitter_def def;
+    float vorton_remainder, tracer_remainder;
+    uint16_t generation;
+    bool alive;
+    int32_t pending_vortons, pending_tracers; /* bursts requested by input */
+} emitter;
+
+/* ---------------------------------------------------------------- threads */
+typedef struct task_system {
+    int worker_count;
+    eddy_enqueue_task_fn *enqueue;
+    eddy_finish_task_fn *finish;
+    void *user_context;
+    eddy_pool *own_pool;      /* created by the world, or NULL */
+    uint32_t fp_canonical;    /* canonical control word for workers */
+    uint32_t mutations;
+} task_system;
+
+/* Body of one chunk. Writes only outputs owned by that chunk. */
+typedef void chunk_fn(int chunk, int begin, int end, void *context);
+
+/* Run fn over [0, count) in chunks of chunk_size (a constant of the phase),
+ * on the task system. Every chunk runs with the canonical FP mode. */
+void parallel_for(task_system *ts, int count, int chunk_size, chunk_fn *fn, void *context);
+
+static inline int chunk_count(int count, int chunk_size) {
+    return count <= 0 ? 0 : (count + chunk_size - 1) / chunk_size;
+}
+
+/* Combine partials[0..n) of elem_size bytes pairwise over chunk index
+ * (stride 1, 2, 4, ...): combine(dst, src) folds src into dst. The tree is the
+ * same for every worker count; the result lands in partials[0]. */
+typedef void combine_fn(void *dst, const void *src);
+void reduce_tree(task_system *ts, void *partials, int n, size_t elem_size, combine_fn *combine);
+
+/* FP environment (fpenv.c). */
+uint32_t fpenv_canonical(bool flush_denormals);
+uint32_t fpenv_get(void);
+void fpenv_set(uint32_t mode);
+bool fpenv_is(uint32_t mode);
+
+/* ---------------------------------------------------------------- world */
+typedef struct eddy_world {
+    eddy_world_def def;
+    task_system tasks;
+    int64_t frame;
+    bool stepped;              /* at least one step done: no more population */
+    eddy_rng rng;
+    eddy_vec3 gravity, wind;   /* current values (input may change them) */
+
+    particle_array vortons;
+    particle_array tracers;
+
+    emitter *emitters;
+    int emitter_count, emitter_capacity;
+
+    /* grids of the last step */
+    grid_shape grid;           /* template: velocity, density, partition */
+    bool grid_valid;
+    float mollify;             /* auto-mollification factor f */
+    influence_tree tree;
+    partition part;
+    vec3 *velocity;            /* grid points */
+    vec3 *jacobian;            /* grid points * 3 (rows d/dx, d/dy, d/dz) */
+    float *density;            /* grid points: rho' field */
+    vec3 *density_gradient;    /* grid points */
+    int grid_point_capacity;
+
+    /* scratch for PSE (Jacobi update needs start-of-phase copies) */
+    float *scratch[4];
+    int scratch_capacity;
+
+    /* chunk partials */
+    void *partials;
+    size_t partials_bytes;
+
+    eddy_diagnostics diagnostics;
+    eddy_profile profile;
+    eddy_frame_hash last_hash;
+    bool hash_valid;
+    char error[256];
+} eddy_world;
+
+/* Step phases (one file each). */
+void phase_kill_by_age(eddy_world *w, particle_array *a, int max_age);
+bool phase_emit(eddy_world *w);                /* false: out of memory */
+void phase_advect_tracers(eddy_world *w, float dt);
+bool phase_build_grid(eddy_world *w);          /* bounds, grid, partition, tree */
+void phase_velocity_grid(eddy_world *w);
+void phase_stretch(eddy_world *w, float dt);
+void phase_density(eddy_world *w, float dt);
+void phase_diffuse(eddy_world *w, float dt);
+void phase_advect_vortons(eddy_world *w, float dt);
+void phase_diagnostics(eddy_world *w);
+
+/* Influence tree (tree.c) and partition (partition.c). */
+bool tree_build(influence_tree *t, task_system *ts, const grid_shape *template_grid,
+                const particle_array *v, const partition *part);
+void tree_free(influence_tree *t);
+bool partition_build(partition *part, const grid_shape *g, const particle_array *v);
+void partition_free(partition *part);
+/* Bounding box of vortons and tracers by chunk + fixed reduction tree (bounds.c).
+ * Returns false when there are no particles. */
+bool particles_bounds(eddy_world *w, float lo[3], float hi[3]);
+
+/* Velocity kernel (kernel.c): velocity induced at q by a vorton (or
+ * supervorton) at p with vorticity w and core radius a (already mollified);
+ * circulation factor c = 1/f^3. Accumulates into *u. Zero when w == 0. */
+void kernel_accumulate(vec3 *u, float qx, float qy, float qz, float px, float py, float pz,
+                       float wx, float wy, float wz, float a, float c);
+
+/* Treecode velocity at q (tree.c). */
+vec3 tree_velocity_at(const influence_tree *t, float qx, float qy, float qz, float a, float c);
+/* Direct summation at q over all vortons. */
+vec3 direct_velocity_at(const particle_array *v, float qx, float qy, float qz, float a);
+
+/* Grow helpers. */
+bool grid_arrays_reserve(eddy_world *w, int points);
+void *partials_reserve(eddy_world *w, size_t bytes);
+
+/* Hash (hash.c). */
+void world_hash_compute(eddy_world *w);
+
+void world_set_error(eddy_world *w, const char *fmt, ...);
+double eddy_now_ms(void); /* timing only, never in state */
+
+#endif

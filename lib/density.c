@@ -1,0 +1,112 @@
+/* Variable density: rho' to the grid, its gradient, baroclinic generation.
+ *
+ * rho' is carried by vortons. The density field on the grid is a gather:
+ * each grid point sums, over the (up to) 8 cells it is a corner of (z, y, x
+ * order) and the vortons of each cell (ascending index), rho' V / V_cell
+ * times the vorton's trilinear weight for that point. This equals the
+ * original's scatter (particle-to-grid accumulation) up to summation order,
+ * which is now fixed by the state. Baroclinic generation (D6):
+ *     d(omega)/dt = (grad rho x g) / rho0. */
+#include "core.h"
+
+enum { DENSITY_CHUNK = 256, BAROCLINIC_CHUNK = 512 };
+
+typedef struct density_job {
+    eddy_world *w;
+    float scale; /* V_vorton / V_cell */
+} density_job;
+
+static float point_density(const eddy_world *w, const int pt[3], float scale) {
+    const grid_shape *g = &w->grid;
+    const particle_array *v = &w->vortons;
+    const int *start = w->part.cell_start, *sorted = w->part.sorted_index;
+    float sum = 0.0f;
+    for (int ck = pt[2] - 1; ck <= pt[2]; ++ck) {
+        if (ck < 0 || ck >= g->cells[2]) continue;
+        for (int cj = pt[1] - 1; cj <= pt[1]; ++cj) {
+            if (cj < 0 || cj >= g->cells[1]) continue;
+            for (int ci = pt[0] - 1; ci <= pt[0]; ++ci) {
+                if (ci < 0 || ci >= g->cells[0]) continue;
+                const int c = ci + g->cells[0] * (cj + g->cells[1] * ck);
+                const bool ox = pt[0] > ci, oy = pt[1] > cj, oz = pt[2] > ck;
+                for (int n = start[c]; n < start[c + 1]; ++n) {
+                    const int i = sorted[n];
+                    int idx[3];
+                    float t[3];
+                    grid_locate(g, v->px[i], v->py[i], v->pz[i], idx, t);
+                    const float wx = ox ? t[0] : 1.0f - t[0];
+                    const float wy = oy ? t[1] : 1.0f - t[1];
+                    const float wz = oz ? t[2] : 1.0f - t[2];
+                    sum += v->drho[i] * scale * (wx * wy * wz);
+                }
+            }
+        }
+    }
+    return sum;
+}
+
+static void density_chunk(int chunk, int begin, int end, void *context) {
+    const density_job *job = context;
+    const grid_shape *g = &job->w->grid;
+    const int nx = g->points[0], ny = g->points[1];
+    for (int p = begin; p < end; ++p) {
+        const int pt[3] = {p % nx, (p / nx) % ny, p / (nx * ny)};
+        job->w->density[p] = point_density(job->w, pt, job->scale);
+    }
+}
+
+static void gradient_chunk(int chunk, int begin, int end, void *context) {
+    eddy_world *w = ((density_job *)context)->w;
+    const grid_shape *g = &w->grid;
+    const int nx = g->points[0], ny = g->points[1];
+    const int stride[3] = {1, nx, nx * ny};
+    for (int p = begin; p < end; ++p) {
+        const int idx[3] = {p % nx, (p / nx) % ny, p / (nx * ny)};
+        float d[3];
+        for (int a = 0; a < 3; ++a) {
+            int lo, hi;
+            float s;
+            grid_diff_stencil(g, a, idx[a], &lo, &hi, &s);
+            d[a] = (w->density[p + (hi - idx[a]) * stride[a]] -
+                    w->density[p + (lo - idx[a]) * stride[a]]) * s;
+        }
+        w->density_gradient[p] = (vec3){d[0], d[1], d[2]};
+    }
+}
+
+typedef struct baroclinic_job {
+    eddy_world *w;
+    vec3 g_dt; /* gravity * dt / rho0 */
+} baroclinic_job;
+
+static void baroclinic_chunk(int chunk, int begin, int end, void *context) {
+    const baroclinic_job *job = context;
+    eddy_world *w = job->w;
+    particle_array *v = &w->vortons;
+    const vec3 g = job->g_dt;
+    for (int i = begin; i < end; ++i) {
+        const vec3 d = grid_interp_vec3(&w->grid, w->density_gradient, v->px[i], v->py[i], v->pz[i]);
+        v->wx[i] += d.y * g.z - d.z * g.y;
+        v->wy[i] += d.z * g.x - d.x * g.z;
+        v->wz[i] += d.x * g.y - d.y * g.x;
+    }
+}
+
+void phase_density(eddy_world *w, float dt) {
+    if (!w->grid_valid) return;
+    const grid_shape *g = &w->grid;
+    float cell_volume = 1.0f;
+    for (int a = 0; a < 3; ++a)
+        if (g->spacing[a] > 0.0f) cell_volume *= g->spacing[a];
+    const float r = w->def.vorton_radius;
+    const float vorton_volume = (4.0f / 3.0f) * EDDY_PI * r * r * r;
+    density_job dj = {w, vorton_volume / cell_volume};
+    const int points = grid_point_count(g);
+    parallel_for(&w->tasks, points, DENSITY_CHUNK, density_chunk, &dj);
+    parallel_for(&w->tasks, points, DENSITY_CHUNK, gradient_chunk, &dj);
+    const eddy_vec3 gv = w->gravity;
+    if (gv.x == 0.0f && gv.y == 0.0f && gv.z == 0.0f) return;
+    const float k = dt / w->def.ambient_density;
+    baroclinic_job bj = {w, {gv.x * k, gv.y * k, gv.z * k}};
+    parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, baroclinic_chunk, &bj);
+}

@@ -1,0 +1,387 @@
+/* eddy — canonical state hash, spec version EDDY_HASH_SPEC_VERSION.
+ *
+ * Design notes. The normative description is docs/hash-spec.md; this file is
+ * one implementation of it, and tests/test_hash.c is a second, independent one.
+ *
+ * - Every number is fed to XXH3-64 (seed 0) as little-endian bytes, field by
+ *   field; struct memory is never hashed (padding is not canonical).
+ * - Particle components are cut into fixed blocks of EDDY_HASH_BLOCK_PARTICLES
+ *   particles. A block hash depends only on that block's particles, so blocks
+ *   are hashed in parallel (one chunk per block, each chunk writes only its own
+ *   slot) and then folded into the component hash serially in block order.
+ *   The block size is a constant of the spec, never derived from the worker
+ *   count, so the result is the same for any worker count (rule 1).
+ * - Block hashes go through a streaming XXH3 state: the block's field arrays
+ *   are not contiguous, and XXH3 guarantees that streaming the pieces equals
+ *   hashing their concatenation. On a little-endian host the SoA arrays are
+ *   already in canonical byte order and are fed straight from memory; on a
+ *   big-endian host they are byte-swapped through a small stack buffer.
+ * - Short records (component headers, globals, the frame record) are written
+ *   byte by byte in little-endian order through a small buffered writer, which
+ *   is endian-independent by construction.
+ * - If the per-world scratch for block hashes cannot be had (out of memory),
+ *   each block hash is fed to the component state as soon as it is computed:
+ *   same bytes in the same order, so the same value, without scratch. */
+#include "core.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#if !defined(__BYTE_ORDER__) || !defined(__ORDER_LITTLE_ENDIAN__) || !defined(__ORDER_BIG_ENDIAN__)
+#error "eddy hash: cannot detect byte order (__BYTE_ORDER__ undefined)"
+#elif __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HASH_HOST_LITTLE_ENDIAN 1
+#elif __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HASH_HOST_LITTLE_ENDIAN 0
+#else
+#error "eddy hash: mixed-endian hosts are not supported"
+#endif
+
+/* "EDDYHSH1": magic at the start of every frame record. */
+static const unsigned char frame_magic[8] = {'E', 'D', 'D', 'Y', 'H', 'S', 'H', '1'};
+
+/* ---------------------------------------------------------------- writer */
+/* Buffered little-endian writer into a streaming XXH3 state. */
+typedef struct le_writer {
+    XXH3_state_t *state;
+    size_t used;
+    unsigned char buf[256];
+} le_writer;
+
+static void writer_begin(le_writer *wr, XXH3_state_t *state) {
+    XXH3_INITSTATE(state);
+    XXH3_64bits_reset(state);
+    wr->state = state;
+    wr->used = 0;
+}
+
+static void writer_flush(le_writer *wr) {
+    if (wr->used > 0) XXH3_64bits_update(wr->state, wr->buf, wr->used);
+    wr->used = 0;
+}
+
+static uint64_t writer_digest(le_writer *wr) {
+    writer_flush(wr);
+    return XXH3_64bits_digest(wr->state);
+}
+
+static void put_bytes(le_writer *wr, const unsigned char *bytes, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        if (wr->used == sizeof wr->buf) writer_flush(wr);
+        wr->buf[wr->used++] = bytes[i];
+    }
+}
+
+static void put_u32(le_writer *wr, uint32_t v) {
+    unsigned char b[4];
+    for (int i = 0; i < 4; ++i) b[i] = (unsigned char)(v >> (8 * i));
+    put_bytes(wr, b, sizeof b);
+}
+
+static void put_u64(le_writer *wr, uint64_t v) {
+    unsigned char b[8];
+    for (int i = 0; i < 8; ++i) b[i] = (unsigned char)(v >> (8 * i));
+    put_bytes(wr, b, sizeof b);
+}
+
+static void put_i32(le_writer *wr, int32_t v) { put_u32(wr, (uint32_t)v); }
+static void put_i64(le_writer *wr, int64_t v) { put_u64(wr, (uint64_t)v); }
+static void put_bool(le_writer *wr, bool v) { put_u32(wr, v ? 1u : 0u); }
+
+static void put_f32(le_writer *wr, float v) {
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    put_u32(wr, bits);
+}
+
+static void put_f64(le_writer *wr, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    put_u64(wr, bits);
+}
+
+static void put_vec3(le_writer *wr, eddy_vec3 v) {
+    put_f32(wr, v.x);
+    put_f32(wr, v.y);
+    put_f32(wr, v.z);
+}
+
+/* n 32-bit words (float bit patterns or int32) as little-endian bytes. */
+static void update_words32(XXH3_state_t *state, const void *words, size_t n) {
+#if HASH_HOST_LITTLE_ENDIAN
+    XXH3_64bits_update(state, words, n * 4);
+#else
+    const unsigned char *src = words;
+    uint32_t swapped[64];
+    while (n > 0) {
+        size_t m = n < 64 ? n : 64;
+        for (size_t i = 0; i < m; ++i) {
+            uint32_t v;
+            memcpy(&v, src + 4 * i, 4);
+            swapped[i] = __builtin_bswap32(v);
+        }
+        XXH3_64bits_update(state, swapped, m * 4);
+        src += 4 * m;
+        n -= m;
+    }
+#endif
+}
+
+/* ---------------------------------------------------------------- particles */
+static const particle_array *component_particles(const eddy_world *w, eddy_component c) {
+    return c == EDDY_COMPONENT_VORTONS ? &w->vortons : &w->tracers;
+}
+
+/* Hash of block `block` of a particle component: its field arrays one after
+ * another (vortons: p, v, w, drho, birth; tracers: p, v, drho, birth). */
+static uint64_t particle_block_hash(const particle_array *a, bool vorton, int block) {
+    int begin = block * EDDY_HASH_BLOCK_PARTICLES;
+    int end = begin + EDDY_HASH_BLOCK_PARTICLES < a->count ? begin + EDDY_HASH_BLOCK_PARTICLES
+                                                           : a->count;
+    size_t n = (size_t)(end - begin);
+    const float *fields[10] = {a->px, a->py, a->pz, a->vx, a->vy, a->vz};
+    int field_count = 6;
+    if (vorton) {
+        fields[field_count++] = a->wx;
+        fields[field_count++] = a->wy;
+        fields[field_count++] = a->wz;
+    }
+    fields[field_count++] = a->drho;
+
+    XXH3_state_t state;
+    XXH3_INITSTATE(&state);
+    XXH3_64bits_reset(&state);
+    for (int f = 0; f < field_count; ++f) update_words32(&state, fields[f] + begin, n);
+    update_words32(&state, a->birth + begin, n);
+    return XXH3_64bits_digest(&state);
+}
+
+/* Up to two particle components hashed in one parallel_for: chunk c is block
+ * c of the first segment, then block c - blocks[0] of the second. */
+typedef struct block_job {
+    const particle_array *arrays[2];
+    bool vorton[2];
+    int blocks[2];
+    uint64_t *out; /* blocks[0] + blocks[1] slots */
+} block_job;
+
+static void block_job_chunk(int chunk, int begin, int end, void *context) {
+    const block_job *job = context;
+    for (int c = begin; c < end; ++c) {
+        int s = c < job->blocks[0] ? 0 : 1;
+        int block = s == 0 ? c : c - job->blocks[0];
+        job->out[c] = particle_block_hash(job->arrays[s], job->vorton[s], block);
+    }
+    (void)chunk;
+}
+
+static void component_header(le_writer *wr, eddy_component c, uint64_t elements, uint64_t blocks) {
+    put_u32(wr, (uint32_t)c);
+    put_u32(wr, EDDY_HASH_SPEC_VERSION);
+    put_u64(wr, elements);
+    put_u64(wr, blocks);
+}
+
+/* Component hash from its block hashes (scratch path). */
+static uint64_t component_hash_of_blocks(eddy_component c, uint64_t elements,
+                                         const uint64_t *block_hashes, int blocks) {
+    XXH3_state_t state;
+    le_writer wr;
+    writer_begin(&wr, &state);
+    component_header(&wr, c, elements, (uint64_t)blocks);
+    for (int b = 0; b < blocks; ++b) put_u64(&wr, block_hashes[b]);
+    return writer_digest(&wr);
+}
+
+/* Component hash computing each block as it goes (no-scratch path). */
+static uint64_t particle_component_serial(const eddy_world *w, eddy_component c) {
+    const particle_array *a = component_particles(w, c);
+    int blocks = chunk_count(a->count, EDDY_HASH_BLOCK_PARTICLES);
+    XXH3_state_t state;
+    le_writer wr;
+    writer_begin(&wr, &state);
+    component_header(&wr, c, (uint64_t)a->count, (uint64_t)blocks);
+    for (int b = 0; b < blocks; ++b)
+        put_u64(&wr, particle_block_hash(a, c == EDDY_COMPONENT_VORTONS, b));
+    return writer_digest(&wr);
+}
+
+/* ---------------------------------------------------------------- globals */
+static void put_emitter(le_writer *wr, const emitter *e) {
+    put_bool(wr, e->alive);
+    put_u32(wr, e->generation);
+    if (!e->alive) return; /* a free slot's contents are not state */
+    const eddy_emitter_def *d = &e->def;
+    put_vec3(wr, d->position);
+    put_vec3(wr, d->position_spread);
+    put_vec3(wr, d->velocity);
+    put_vec3(wr, d->vorticity);
+    put_vec3(wr, d->vorticity_spread);
+    put_f32(wr, d->density_deviation);
+    put_f32(wr, d->vorton_rate);
+    put_f32(wr, d->tracer_rate);
+    put_bool(wr, d->enabled);
+    put_f32(wr, e->vorton_remainder);
+    put_f32(wr, e->tracer_remainder);
+    put_i32(wr, e->pending_vortons);
+    put_i32(wr, e->pending_tracers);
+}
+
+static void put_diagnostics(le_writer *wr, const eddy_diagnostics *d) {
+    for (int i = 0; i < 3; ++i) put_f64(wr, d->total_vorticity[i]);
+    for (int i = 0; i < 3; ++i) put_f64(wr, d->linear_impulse[i]);
+    for (int i = 0; i < 3; ++i) put_f64(wr, d->angular_impulse[i]);
+    put_f64(wr, d->enstrophy);
+    put_f64(wr, d->mass_deviation);
+}
+
+static void put_grid(le_writer *wr, const eddy_world *w) {
+    put_bool(wr, w->grid_valid);
+    for (int i = 0; i < 3; ++i) put_f32(wr, w->grid.min[i]);
+    for (int i = 0; i < 3; ++i) put_f32(wr, w->grid.spacing[i]);
+    for (int i = 0; i < 3; ++i) put_i32(wr, w->grid.cells[i]);
+    put_f32(wr, w->mollify);
+}
+
+/* The single block of the globals component. */
+static uint64_t globals_block_hash(const eddy_world *w) {
+    XXH3_state_t state;
+    le_writer wr;
+    writer_begin(&wr, &state);
+    put_i64(&wr, w->frame);
+    put_u64(&wr, w->rng.state);
+    put_u64(&wr, w->rng.inc);
+    put_vec3(&wr, w->gravity);
+    put_vec3(&wr, w->wind);
+    put_u32(&wr, (uint32_t)w->emitter_count);
+    for (int i = 0; i < w->emitter_count; ++i) put_emitter(&wr, &w->emitters[i]);
+    put_diagnostics(&wr, &w->diagnostics);
+    put_grid(&wr, w);
+    return writer_digest(&wr);
+}
+
+/* ---------------------------------------------------------------- frame */
+static uint64_t frame_hash_of(int64_t frame, const uint64_t component[EDDY_COMPONENT_COUNT]) {
+    XXH3_state_t state;
+    le_writer wr;
+    writer_begin(&wr, &state);
+    put_bytes(&wr, frame_magic, sizeof frame_magic);
+    put_u32(&wr, EDDY_HASH_SPEC_VERSION);
+    put_u32(&wr, EDDY_COMPONENT_COUNT);
+    put_i64(&wr, frame);
+    for (int c = 0; c < EDDY_COMPONENT_COUNT; ++c) put_u64(&wr, component[c]);
+    return writer_digest(&wr);
+}
+
+/* Vortons and tracers: all blocks of both in one parallel_for into scratch,
+ * then two serial folds. Returns false (nothing written) without scratch. */
+static bool particle_components_parallel(eddy_world *w, uint64_t component[EDDY_COMPONENT_COUNT]) {
+    block_job job = {
+        .arrays = {&w->vortons, &w->tracers},
+        .vorton = {true, false},
+        .blocks = {chunk_count(w->vortons.count, EDDY_HASH_BLOCK_PARTICLES),
+                   chunk_count(w->tracers.count, EDDY_HASH_BLOCK_PARTICLES)},
+    };
+    int total = job.blocks[0] + job.blocks[1];
+    if (total > 0) {
+        job.out = partials_reserve(w, (size_t)total * sizeof(uint64_t));
+        if (job.out == NULL) return false;
+        parallel_for(&w->tasks, total, 1, block_job_chunk, &job);
+    }
+    component[EDDY_COMPONENT_VORTONS] = component_hash_of_blocks(
+        EDDY_COMPONENT_VORTONS, (uint64_t)w->vortons.count, job.out, job.blocks[0]);
+    component[EDDY_COMPONENT_TRACERS] =
+        component_hash_of_blocks(EDDY_COMPONENT_TRACERS, (uint64_t)w->tracers.count,
+                                 total > 0 ? job.out + job.blocks[0] : NULL, job.blocks[1]);
+    return true;
+}
+
+static void other_components(const eddy_world *w, uint64_t component[EDDY_COMPONENT_COUNT]) {
+    /* Bodies: reserved, always empty in spec v1 (no bodies exist yet). */
+    component[EDDY_COMPONENT_BODIES] = component_hash_of_blocks(EDDY_COMPONENT_BODIES, 0, NULL, 0);
+    uint64_t globals = globals_block_hash(w);
+    component[EDDY_COMPONENT_GLOBALS] = component_hash_of_blocks(EDDY_COMPONENT_GLOBALS, 1, &globals, 1);
+}
+
+static void store_hash(eddy_world *w, const uint64_t component[EDDY_COMPONENT_COUNT]) {
+    w->last_hash.frame = w->frame;
+    for (int c = 0; c < EDDY_COMPONENT_COUNT; ++c) w->last_hash.component[c] = component[c];
+    w->last_hash.frame_hash = frame_hash_of(w->frame, component);
+    w->hash_valid = true;
+}
+
+/* The no-scratch path on its own; not in core.h. Declared again in
+ * tests/test_hash.c, which checks it agrees with world_hash_compute. */
+void hash_compute_without_scratch(eddy_world *w);
+void hash_compute_without_scratch(eddy_world *w) {
+    uint64_t component[EDDY_COMPONENT_COUNT];
+    component[EDDY_COMPONENT_VORTONS] = particle_component_serial(w, EDDY_COMPONENT_VORTONS);
+    component[EDDY_COMPONENT_TRACERS] = particle_component_serial(w, EDDY_COMPONENT_TRACERS);
+    other_components(w, component);
+    store_hash(w, component);
+}
+
+void world_hash_compute(eddy_world *w) {
+    uint64_t component[EDDY_COMPONENT_COUNT];
+    if (!particle_components_parallel(w, component)) {
+        hash_compute_without_scratch(w);
+        return;
+    }
+    other_components(w, component);
+    store_hash(w, component);
+}
+
+/* ---------------------------------------------------------------- public */
+const char *eddy_component_name(eddy_component component) {
+    switch (component) {
+    case EDDY_COMPONENT_VORTONS: return "vortons";
+    case EDDY_COMPONENT_TRACERS: return "tracers";
+    case EDDY_COMPONENT_BODIES: return "bodies";
+    case EDDY_COMPONENT_GLOBALS: return "globals";
+    case EDDY_COMPONENT_COUNT: break;
+    }
+    return "unknown";
+}
+
+eddy_frame_hash eddy_world_hash(eddy_world *world) {
+    EDDY_ASSERT(world != NULL);
+    if (world == NULL) {
+        eddy_frame_hash none = {0};
+        return none;
+    }
+    if (!world->hash_valid) world_hash_compute(world);
+    return world->last_hash;
+}
+
+/* Only the requested blocks are computed, straight into out (no scratch). */
+int eddy_world_block_hashes(eddy_world *world, eddy_component component, uint64_t *out,
+                            int capacity) {
+    EDDY_ASSERT(world != NULL && capacity >= 0 && (out != NULL || capacity == 0));
+    EDDY_ASSERT((int)component >= 0 && (int)component < EDDY_COMPONENT_COUNT);
+    if (world == NULL || (int)component < 0 || (int)component >= EDDY_COMPONENT_COUNT) return 0;
+    if (out == NULL || capacity < 0) capacity = 0;
+
+    switch (component) {
+    case EDDY_COMPONENT_VORTONS:
+    case EDDY_COMPONENT_TRACERS: {
+        const particle_array *a = component_particles(world, component);
+        int blocks = chunk_count(a->count, EDDY_HASH_BLOCK_PARTICLES);
+        block_job job = {
+            .arrays = {a, a},
+            .vorton = {component == EDDY_COMPONENT_VORTONS, false},
+            .blocks = {blocks < capacity ? blocks : capacity, 0},
+            .out = out,
+        };
+        if (job.blocks[0] > 0) parallel_for(&world->tasks, job.blocks[0], 1, block_job_chunk, &job);
+        return blocks;
+    }
+    case EDDY_COMPONENT_BODIES:
+        return 0;
+    case EDDY_COMPONENT_GLOBALS:
+        if (capacity >= 1) out[0] = globals_block_hash(world);
+        return 1;
+    case EDDY_COMPONENT_COUNT:
+        break;
+    }
+    return 0;
+}

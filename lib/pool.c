@@ -1,0 +1,440 @@
+/* The built-in worker pool: persistent pthreads behind eddy's task interface.
+ *
+ * Design note.
+ *
+ * Results never depend on this file. eddy hands the pool a range of chunk
+ * indices whose cut was fixed before the pool saw it (parallel.c); each chunk
+ * writes only its own outputs. The pool decides only who runs which chunk and
+ * when, so it is free to be dynamic: ranges are claimed greedily from an
+ * atomic counter, the calling thread helps, and any worker may take any range.
+ *
+ * Shape. worker_count - 1 threads (worker indices 1..N-1) live as long as the
+ * pool; the thread that calls eddy_pool_finish is worker 0 and works too. A
+ * pool runs one job at a time: enqueue takes job_lock and finish releases it,
+ * so jobs from several threads on one pool are serialised, and an enqueue from
+ * inside a running task of the same pool runs inline on that thread.
+ *
+ * The claim word. One 64-bit atomic holds (generation << 32) | remaining.
+ * enqueue writes the job fields (task, context, item_count), then publishes a
+ * new generation with remaining = item_count. A thread claims `take` items by
+ * a compare-exchange from (g, r) to (g, r - take) and runs items
+ * [count - r, count - r + take). Because generation and remaining change
+ * together, a thread that was descheduled across the end of one job and the
+ * start of the next cannot take items of the new job while believing it
+ * works on the old one: its compare-exchange fails and it reloads. A
+ * successful claim also proves the job is unfinished, so the job fields it
+ * then reads cannot be rewritten under it (the next enqueue waits for finish,
+ * and finish waits for every claimed item).
+ *
+ * Completion. Each finished range adds its size to `done`; finish returns when
+ * done == item_count, after which nobody touches the job's context.
+ *
+ * Idling. Waiting threads spin on the claim word, first with a CPU pause and
+ * then with sched_yield (so that 16 workers on 2 cores still let the busy ones
+ * run), for a bounded time; then they sleep on a condition variable, so an idle
+ * pool uses no CPU. Sleep and wake use the store-then-check pattern on
+ * sequentially consistent atomics (`sleepers` / `finisher_waiting` against the
+ * claim word / `done`), and broadcast under the mutex, so no wake-up is lost.
+ *
+ * Nothing here is floating point: counters are C11 integer atomics. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "core.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+static inline void cpu_relax(void) { _mm_pause(); }
+#elif defined(__aarch64__)
+static inline void cpu_relax(void) { __asm__ __volatile__("yield" ::: "memory"); }
+#else
+static inline void cpu_relax(void) {}
+#endif
+
+enum {
+    CACHE_LINE = 64,
+    CLAIMS_PER_WORKER = 4,            /* aim for a few claims per worker per job */
+    SPIN_PAUSES = 32,                 /* pause-only iterations before yielding */
+    SPIN_CLOCK_EVERY = 8,             /* read the clock once per this many spins */
+};
+/* How long an idle worker spins before it sleeps, and how long the finishing
+ * thread spins waiting for the last ranges. A world step issues its parallel
+ * loops tens of microseconds apart: workers stay awake through a step and
+ * fall asleep between frames. */
+static const int64_t WORKER_SPIN_NS = 200000;
+static const int64_t FINISH_SPIN_NS = 1000000;
+
+typedef struct worker_arg {
+    struct eddy_pool *pool;
+    int worker_index;
+} worker_arg;
+
+struct eddy_pool {
+    /* Hot, written by every claim: (generation << 32) | remaining items. */
+    _Alignas(CACHE_LINE) _Atomic uint64_t claim;
+    /* Hot, written at the end of every range. */
+    _Alignas(CACHE_LINE) atomic_int done;
+    atomic_int finisher_waiting;
+    /* The current job: written by enqueue before it publishes a generation. */
+    _Alignas(CACHE_LINE) eddy_task_fn *task;
+    void *task_context;
+    int item_count;
+    atomic_int claim_size; /* read before a claim, hence atomic */
+    atomic_int sleepers;
+    atomic_bool stop;
+    /* Cold. */
+    _Alignas(CACHE_LINE) pthread_mutex_t lock; /* guards the sleeps below */
+    pthread_cond_t wake;                       /* new generation or stop */
+    pthread_cond_t caller_wake;                /* job done, or a worker started */
+    int started;                               /* workers past worker_start (lock) */
+    pthread_mutex_t job_lock;                  /* held from enqueue to finish */
+    int worker_count;
+    int thread_count;                          /* threads created */
+    eddy_worker_start_fn *worker_start;
+    void *worker_start_context;
+    pthread_t threads[EDDY_MAX_WORKERS];
+    worker_arg args[EDDY_MAX_WORKERS];
+};
+
+/* The pool task running on this thread, if any: lets a nested enqueue on the
+ * same pool run inline instead of deadlocking on job_lock. */
+typedef struct pool_frame {
+    const eddy_pool *pool;
+    int worker_index;
+} pool_frame;
+static _Thread_local pool_frame current_frame;
+
+/* ---------------------------------------------------------------- helpers */
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* One step of a bounded spin. Returns false once the budget is spent. */
+static bool spin_step(int *iteration, int64_t *deadline, int64_t budget_ns) {
+    int i = (*iteration)++;
+    if (i < SPIN_PAUSES) {
+        cpu_relax();
+    } else {
+        sched_yield();
+    }
+    if (i % SPIN_CLOCK_EVERY != 0) {
+        return true;
+    }
+    int64_t t = now_ns();
+    if (*deadline == 0) {
+        *deadline = t + budget_ns;
+    }
+    return t < *deadline;
+}
+
+static uint32_t claim_generation(uint64_t word) { return (uint32_t)(word >> 32); }
+static uint32_t claim_remaining(uint64_t word) { return (uint32_t)word; }
+
+/* Run task items [start, end) on this thread, marking it as inside the pool. */
+static void range_run(eddy_pool *pool, eddy_task_fn *task, void *context, int start, int end,
+                      int worker_index) {
+    pool_frame saved = current_frame;
+    current_frame = (pool_frame){pool, worker_index};
+    task(start, end, worker_index, context);
+    current_frame = saved;
+}
+
+/* ---------------------------------------------------------------- claiming */
+
+/* A successful claim of `take` items when `remaining` were left: run them and
+ * count them done; wake the finishing thread if it sleeps on the last one. */
+static void claimed_range_run(eddy_pool *pool, uint32_t remaining, uint32_t take,
+                              int worker_index) {
+    int count = pool->item_count;
+    int start = count - (int)remaining;
+    range_run(pool, pool->task, pool->task_context, start, start + (int)take, worker_index);
+    int done = atomic_fetch_add(&pool->done, (int)take) + (int)take;
+    if (done == count && atomic_load(&pool->finisher_waiting) != 0) {
+        pthread_mutex_lock(&pool->lock);
+        pthread_cond_broadcast(&pool->caller_wake);
+        pthread_mutex_unlock(&pool->lock);
+    }
+}
+
+/* Claim and run ranges until the published job has none left. Returns the
+ * generation found exhausted. */
+static uint32_t job_drain(eddy_pool *pool, int worker_index) {
+    uint64_t word = atomic_load_explicit(&pool->claim, memory_order_acquire);
+    for (;;) {
+        uint32_t remaining = claim_remaining(word);
+        if (remaining == 0) {
+            return claim_generation(word);
+        }
+        int size = atomic_load_explicit(&pool->claim_size, memory_order_relaxed);
+        uint32_t take = size < 1 ? 1u : (uint32_t)size;
+        take = take < remaining ? take : remaining;
+        if (atomic_compare_exchange_weak_explicit(&pool->claim, &word, word - take,
+                                                  memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+            claimed_range_run(pool, remaining, take, worker_index);
+            word = atomic_load_explicit(&pool->claim, memory_order_acquire);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- workers */
+
+static bool job_published(eddy_pool *pool, uint32_t seen) {
+    return claim_generation(atomic_load(&pool->claim)) != seen;
+}
+
+/* Wait for a generation other than `seen`. Returns false when stopping. */
+static bool job_wait(eddy_pool *pool, uint32_t seen) {
+    int iteration = 0;
+    int64_t deadline = 0;
+    do {
+        if (atomic_load_explicit(&pool->stop, memory_order_relaxed)) {
+            return false;
+        }
+        if (job_published(pool, seen)) {
+            return true;
+        }
+    } while (spin_step(&iteration, &deadline, WORKER_SPIN_NS));
+
+    pthread_mutex_lock(&pool->lock);
+    atomic_fetch_add(&pool->sleepers, 1);
+    while (!atomic_load(&pool->stop) && !job_published(pool, seen)) {
+        pthread_cond_wait(&pool->wake, &pool->lock);
+    }
+    atomic_fetch_sub(&pool->sleepers, 1);
+    bool running = !atomic_load(&pool->stop);
+    pthread_mutex_unlock(&pool->lock);
+    return running;
+}
+
+static void *worker_main(void *arg) {
+    const worker_arg *self = arg;
+    eddy_pool *pool = self->pool;
+    if (pool->worker_start != NULL) {
+        pool->worker_start(self->worker_index, pool->worker_start_context);
+    }
+    pthread_mutex_lock(&pool->lock);
+    pool->started += 1;
+    pthread_cond_broadcast(&pool->caller_wake);
+    pthread_mutex_unlock(&pool->lock);
+
+    uint32_t seen = 0;
+    while (job_wait(pool, seen)) {
+        seen = job_drain(pool, self->worker_index);
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- lifetime */
+
+eddy_pool_def eddy_pool_def_default(void) {
+    /* One worker: the library never spawns threads unless asked to. */
+    eddy_pool_def def = {.worker_count = 1, .worker_start = NULL, .worker_start_context = NULL};
+    return def;
+}
+
+static eddy_pool *pool_alloc(const eddy_pool_def *def) {
+    size_t size = (sizeof(eddy_pool) + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+    eddy_pool *pool = aligned_alloc(CACHE_LINE, size);
+    if (pool == NULL) {
+        return NULL;
+    }
+    memset(pool, 0, size);
+    atomic_init(&pool->claim, 0);
+    atomic_init(&pool->done, 0);
+    atomic_init(&pool->finisher_waiting, 0);
+    atomic_init(&pool->claim_size, 1);
+    atomic_init(&pool->sleepers, 0);
+    atomic_init(&pool->stop, false);
+    pool->worker_count = def->worker_count;
+    pool->worker_start = def->worker_start;
+    pool->worker_start_context = def->worker_start_context;
+    return pool;
+}
+
+static bool pool_sync_init(eddy_pool *pool) {
+    int failed = 0;
+    failed |= pthread_mutex_init(&pool->lock, NULL);
+    failed |= pthread_mutex_init(&pool->job_lock, NULL);
+    failed |= pthread_cond_init(&pool->wake, NULL);
+    failed |= pthread_cond_init(&pool->caller_wake, NULL);
+    return failed == 0;
+}
+
+static void pool_sync_destroy(eddy_pool *pool) {
+    pthread_cond_destroy(&pool->caller_wake);
+    pthread_cond_destroy(&pool->wake);
+    pthread_mutex_destroy(&pool->job_lock);
+    pthread_mutex_destroy(&pool->lock);
+}
+
+/* Ask every created thread to leave, join them, free everything. */
+static void pool_teardown(eddy_pool *pool) {
+    atomic_store(&pool->stop, true);
+    pthread_mutex_lock(&pool->lock);
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->lock);
+    for (int i = 0; i < pool->thread_count; ++i) {
+        pthread_join(pool->threads[i], NULL);
+    }
+    pool_sync_destroy(pool);
+    free(pool);
+}
+
+static bool threads_start(eddy_pool *pool) {
+    for (int index = 1; index < pool->worker_count; ++index) {
+        worker_arg *arg = &pool->args[pool->thread_count];
+        *arg = (worker_arg){pool, index};
+        if (pthread_create(&pool->threads[pool->thread_count], NULL, worker_main, arg) != 0) {
+            return false;
+        }
+        pool->thread_count += 1;
+    }
+    return true;
+}
+
+/* Return once every worker has run its worker_start hook. */
+static void threads_wait_started(eddy_pool *pool) {
+    pthread_mutex_lock(&pool->lock);
+    while (pool->started < pool->thread_count) {
+        pthread_cond_wait(&pool->caller_wake, &pool->lock);
+    }
+    pthread_mutex_unlock(&pool->lock);
+}
+
+eddy_status eddy_pool_create(const eddy_pool_def *def, eddy_pool **out) {
+    if (out == NULL) {
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    *out = NULL;
+    if (def == NULL || def->worker_count < 1 || def->worker_count > EDDY_MAX_WORKERS) {
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    eddy_pool *pool = pool_alloc(def);
+    if (pool == NULL) {
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    if (!pool_sync_init(pool)) {
+        free(pool);
+        return EDDY_ERROR_THREAD;
+    }
+    if (!threads_start(pool)) {
+        pool_teardown(pool);
+        return EDDY_ERROR_THREAD;
+    }
+    threads_wait_started(pool);
+    *out = pool;
+    return EDDY_OK;
+}
+
+void eddy_pool_destroy(eddy_pool *pool) {
+    if (pool != NULL) {
+        pool_teardown(pool);
+    }
+}
+
+int eddy_pool_worker_count(const eddy_pool *pool) {
+    return pool != NULL ? pool->worker_count : 1; /* NULL: the calling thread alone */
+}
+
+/* ---------------------------------------------------------------- jobs */
+
+static int claim_size_for(const eddy_pool *pool, int item_count, int min_range) {
+    int64_t per_claim = (int64_t)pool->worker_count * CLAIMS_PER_WORKER;
+    int size = (int)(((int64_t)item_count + per_claim - 1) / per_claim);
+    int floor = min_range > 1 ? min_range : 1;
+    return size > floor ? size : floor;
+}
+
+/* Wake up to `helpers` sleeping workers. The publish before this call and the
+ * sleepers' increment before their re-check are both seq_cst: either they see
+ * the new generation or we see them. */
+static void workers_wake(eddy_pool *pool, int helpers) {
+    int sleepers = atomic_load(&pool->sleepers);
+    if (sleepers == 0 || helpers <= 0) {
+        return;
+    }
+    pthread_mutex_lock(&pool->lock);
+    if (helpers >= sleepers) {
+        pthread_cond_broadcast(&pool->wake);
+    } else {
+        for (int i = 0; i < helpers; ++i) {
+            pthread_cond_signal(&pool->wake);
+        }
+    }
+    pthread_mutex_unlock(&pool->lock);
+}
+
+static void job_publish(eddy_pool *pool, eddy_task_fn *task, int item_count, int claim_size,
+                        void *task_context) {
+    pool->task = task;
+    pool->task_context = task_context;
+    pool->item_count = item_count;
+    atomic_store_explicit(&pool->claim_size, claim_size, memory_order_relaxed);
+    atomic_store_explicit(&pool->done, 0, memory_order_relaxed);
+    uint64_t old = atomic_load_explicit(&pool->claim, memory_order_relaxed);
+    EDDY_DEBUG_ASSERT(claim_remaining(old) == 0);
+    uint64_t generation = (uint64_t)(claim_generation(old) + 1u);
+    atomic_store(&pool->claim, (generation << 32) | (uint32_t)item_count);
+}
+
+void *eddy_pool_enqueue(eddy_task_fn *task, int item_count, int min_range, void *task_context,
+                        void *user_pool) {
+    eddy_pool *pool = user_pool;
+    EDDY_ASSERT(pool != NULL && task != NULL);
+    if (item_count <= 0) {
+        return NULL;
+    }
+    if (current_frame.pool == pool) {
+        /* Nested in a task of this pool: its workers are busy with us. */
+        task(0, item_count, current_frame.worker_index, task_context);
+        return NULL;
+    }
+    pthread_mutex_lock(&pool->job_lock);
+    int claim_size = claim_size_for(pool, item_count, min_range);
+    if (pool->worker_count == 1 || item_count <= claim_size) {
+        range_run(pool, task, task_context, 0, item_count, 0);
+        pthread_mutex_unlock(&pool->job_lock);
+        return NULL;
+    }
+    job_publish(pool, task, item_count, claim_size, task_context);
+    int claims = (item_count + claim_size - 1) / claim_size;
+    workers_wake(pool, claims - 1);
+    return pool;
+}
+
+/* Wait until every item of the current job is done. */
+static void job_wait_done(eddy_pool *pool) {
+    int count = pool->item_count;
+    int iteration = 0;
+    int64_t deadline = 0;
+    do {
+        if (atomic_load_explicit(&pool->done, memory_order_acquire) == count) {
+            return;
+        }
+    } while (spin_step(&iteration, &deadline, FINISH_SPIN_NS));
+
+    pthread_mutex_lock(&pool->lock);
+    atomic_store(&pool->finisher_waiting, 1);
+    while (atomic_load(&pool->done) != count) {
+        pthread_cond_wait(&pool->caller_wake, &pool->lock);
+    }
+    atomic_store(&pool->finisher_waiting, 0);
+    pthread_mutex_unlock(&pool->lock);
+}
+
+void eddy_pool_finish(void *user_task, void *user_pool) {
+    eddy_pool *pool = user_pool;
+    EDDY_ASSERT(pool != NULL && user_task == pool);
+    job_drain(pool, 0);
+    job_wait_done(pool);
+    pthread_mutex_unlock(&pool->job_lock);
+}

@@ -1,0 +1,536 @@
+/* The world: definition, creation, population, input and the step script.
+ *
+ * eddy_world_step is the only way the state changes after the first step.
+ * It reads as the list of phases it runs; each phase lives in its own file
+ * and owns one timing slot of the profile. The caller's floating-point mode
+ * is saved, the canonical mode set for the whole step (workers set it for
+ * every task in parallel.c), and the caller's mode restored at the end. */
+#include "core.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { EDDY_DEF_COOKIE = 0x0EDD1DEF };
+
+static _Thread_local char g_create_error[256];
+
+const char *eddy_last_error_message(void) { return g_create_error; }
+
+const char *eddy_world_error_message(const eddy_world *w) { return w ? w->error : ""; }
+
+void world_set_error(eddy_world *w, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->error, sizeof w->error, fmt, ap);
+    va_end(ap);
+}
+
+eddy_world_def eddy_world_def_default(void) {
+    eddy_world_def d;
+    memset(&d, 0, sizeof d);
+    d.dt = 1.0f / 30.0f;
+    d.substeps = 1;
+    d.viscosity = 0.01f;
+    d.vorticity_dissipation = 0.01f;
+    d.density_diffusivity = 1.0e-4f;
+    d.density_relaxation = 1.0e-4f;
+    d.ambient_density = 1.0f;
+    d.gravity = (eddy_vec3){0.0f, 0.0f, -10.0f};
+    d.stretch_gain = 0.5f;
+    d.mollify_length_scale = 1.0f;
+    d.velocity_method = EDDY_VELOCITY_TREECODE;
+    d.vorton_radius = 0.125f;
+    d.tracer_radius = 0.01f;
+    d.vorton_max_age = -1;
+    d.tracer_max_age = -1;
+    d.seed = 1;
+    d.flush_denormals = true;
+    d.hash_every_step = true;
+    d.worker_count = 1;
+    d.internal_value = EDDY_DEF_COOKIE;
+    return d;
+}
+
+static bool finite3(eddy_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+#define DEF_CHECK(cond, ...)                                                                 \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            if (message && message_size) snprintf(message, message_size, __VA_ARGS__);       \
+            return EDDY_ERROR_INVALID_DEF;                                                   \
+        }                                                                                    \
+    } while (0)
+
+eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size_t message_size) {
+    if (message && message_size) message[0] = '\0';
+    if (!d) {
+        if (message && message_size) snprintf(message, message_size, "def is NULL");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    DEF_CHECK(d->internal_value == EDDY_DEF_COOKIE,
+              "def was not initialised with eddy_world_def_default()");
+    DEF_CHECK(isfinite(d->dt) && d->dt > 0.0f && d->dt <= 1.0f, "dt must be in (0, 1] s, got %g",
+              (double)d->dt);
+    DEF_CHECK(d->substeps >= 1 && d->substeps <= 64, "substeps must be in [1, 64], got %d",
+              d->substeps);
+    DEF_CHECK(isfinite(d->viscosity) && d->viscosity >= 0.0f, "viscosity must be finite and >= 0");
+    DEF_CHECK(isfinite(d->vorticity_dissipation) && d->vorticity_dissipation >= 0.0f &&
+                  d->vorticity_dissipation * d->dt < 1.0f,
+              "vorticity_dissipation must be >= 0 and below 1/dt");
+    DEF_CHECK(isfinite(d->density_diffusivity) && d->density_diffusivity >= 0.0f,
+              "density_diffusivity must be finite and >= 0");
+    DEF_CHECK(isfinite(d->density_relaxation) && d->density_relaxation >= 0.0f &&
+                  d->density_relaxation * d->dt < 1.0f,
+              "density_relaxation must be >= 0 and below 1/dt");
+    DEF_CHECK(isfinite(d->ambient_density) && d->ambient_density > 0.0f,
+              "ambient_density must be finite and > 0");
+    DEF_CHECK(finite3(d->gravity), "gravity must be finite");
+    DEF_CHECK(finite3(d->wind), "wind must be finite");
+    DEF_CHECK(isfinite(d->stretch_gain), "stretch_gain must be finite");
+    DEF_CHECK(isfinite(d->mollify_length_scale) && d->mollify_length_scale >= 0.0f,
+              "mollify_length_scale must be finite and >= 0");
+    DEF_CHECK(d->velocity_method >= EDDY_VELOCITY_TREECODE &&
+                  d->velocity_method <= EDDY_VELOCITY_DIRECT_VORTONS,
+              "velocity_method %d is not an eddy_velocity_method", (int)d->velocity_method);
+    DEF_CHECK(isfinite(d->vorton_radius) && d->vorton_radius > 0.0f,
+              "vorton_radius must be finite and > 0");
+    DEF_CHECK(isfinite(d->tracer_radius) && d->tracer_radius > 0.0f,
+              "tracer_radius must be finite and > 0");
+    DEF_CHECK(d->vorton_max_age >= -1, "vorton_max_age must be >= -1 (-1: never)");
+    DEF_CHECK(d->tracer_max_age >= -1, "tracer_max_age must be >= -1 (-1: never)");
+    DEF_CHECK(d->worker_count >= 1 && d->worker_count <= EDDY_MAX_WORKERS,
+              "worker_count must be in [1, %d], got %d", EDDY_MAX_WORKERS, d->worker_count);
+    DEF_CHECK((d->enqueue_task == NULL) == (d->finish_task == NULL),
+              "enqueue_task and finish_task must both be set or both be NULL");
+    DEF_CHECK((d->test_mutations & ~(uint32_t)(EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION |
+                                               EDDY_MUTATION_SKIP_WORKER_FP_MODE)) == 0,
+              "test_mutations has unknown bits");
+    return EDDY_OK;
+}
+
+static void world_free(eddy_world *w) {
+    particles_free(&w->vortons);
+    particles_free(&w->tracers);
+    free(w->emitters);
+    tree_free(&w->tree);
+    partition_free(&w->part);
+    free(w->velocity);
+    free(w->jacobian);
+    free(w->density);
+    free(w->density_gradient);
+    for (int k = 0; k < 4; ++k) free(w->scratch[k]);
+    free(w->partials);
+    eddy_pool_destroy(w->tasks.own_pool);
+    free(w);
+}
+
+static eddy_status tasks_init(eddy_world *w) {
+    const eddy_world_def *d = &w->def;
+    task_system *ts = &w->tasks;
+    ts->worker_count = d->worker_count;
+    ts->fp_canonical = fpenv_canonical(d->flush_denormals);
+    ts->mutations = d->test_mutations;
+    if (d->enqueue_task) {
+        ts->enqueue = d->enqueue_task;
+        ts->finish = d->finish_task;
+        ts->user_context = d->user_task_context;
+        return EDDY_OK;
+    }
+    if (d->worker_count == 1) return EDDY_OK;
+    eddy_pool_def pd = eddy_pool_def_default();
+    pd.worker_count = d->worker_count;
+    pd.worker_start = d->worker_start;
+    pd.worker_start_context = d->worker_start_context;
+    eddy_status s = eddy_pool_create(&pd, &ts->own_pool);
+    if (s != EDDY_OK) return s;
+    ts->enqueue = eddy_pool_enqueue;
+    ts->finish = eddy_pool_finish;
+    ts->user_context = ts->own_pool;
+    return EDDY_OK;
+}
+
+eddy_status eddy_world_create(const eddy_world_def *def, eddy_world **out) {
+    g_create_error[0] = '\0';
+    if (!out) {
+        snprintf(g_create_error, sizeof g_create_error, "out is NULL");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    *out = NULL;
+    eddy_status s = eddy_world_def_validate(def, g_create_error, sizeof g_create_error);
+    if (s != EDDY_OK) return s;
+    eddy_world *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(g_create_error, sizeof g_create_error, "out of memory allocating the world");
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    w->def = *def;
+    w->vortons.has_vorticity = true;
+    w->rng = eddy_rng_seed(def->seed, 0);
+    w->gravity = def->gravity;
+    w->wind = def->wind;
+    s = tasks_init(w);
+    if (s != EDDY_OK) {
+        snprintf(g_create_error, sizeof g_create_error, "could not start %d worker threads",
+                 def->worker_count);
+        world_free(w);
+        return s;
+    }
+    *out = w;
+    return EDDY_OK;
+}
+
+void eddy_world_destroy(eddy_world *w) {
+    if (w) world_free(w);
+}
+
+/* ---------------------------------------------------------------- scratch */
+static bool grow(void **p, size_t bytes) {
+    void *q = realloc(*p, bytes);
+    if (!q) return false;
+    *p = q;
+    return true;
+}
+
+bool grid_arrays_reserve(eddy_world *w, int points) {
+    if (points <= w->grid_point_capacity) return true;
+    const size_t n = (size_t)points;
+    if (!grow((void **)&w->velocity, n * sizeof(vec3)) ||
+        !grow((void **)&w->jacobian, 3 * n * sizeof(vec3)) ||
+        !grow((void **)&w->density, n * sizeof(float)) ||
+        !grow((void **)&w->density_gradient, n * sizeof(vec3)))
+        return false;
+    w->grid_point_capacity = points;
+    return true;
+}
+
+static bool scratch_reserve(eddy_world *w, int n) {
+    if (n <= w->scratch_capacity) return true;
+    for (int k = 0; k < 4; ++k)
+        if (!grow((void **)&w->scratch[k], (size_t)n * sizeof(float))) return false;
+    w->scratch_capacity = n;
+    return true;
+}
+
+void *partials_reserve(eddy_world *w, size_t bytes) {
+    if (bytes > w->partials_bytes) {
+        if (!grow(&w->partials, bytes)) return NULL;
+        w->partials_bytes = bytes;
+    }
+    return w->partials;
+}
+
+/* ---------------------------------------------------------------- population */
+static bool vorton_finite(const eddy_vorton *v) {
+    return finite3(v->position) && finite3(v->velocity) && finite3(v->vorticity) &&
+           isfinite(v->density_deviation);
+}
+
+static bool tracer_finite(const eddy_tracer *t) {
+    return finite3(t->position) && finite3(t->velocity) && isfinite(t->density_deviation);
+}
+
+static eddy_status population_check(eddy_world *w, const void *items, int count) {
+    if (!w || (count > 0 && !items) || count < 0) return EDDY_ERROR_INVALID_ARGUMENT;
+    if (w->stepped) {
+        world_set_error(w, "particles can only be added before the first step");
+        return EDDY_ERROR_WRONG_STATE;
+    }
+    return EDDY_OK;
+}
+
+static vec3 v3(eddy_vec3 v) { return (vec3){v.x, v.y, v.z}; }
+
+eddy_status eddy_world_add_vortons(eddy_world *w, const eddy_vorton *v, int count) {
+    eddy_status s = population_check(w, v, count);
+    if (s != EDDY_OK) return s;
+    for (int i = 0; i < count; ++i)
+        if (!vorton_finite(&v[i])) {
+            world_set_error(w, "vorton %d has a NaN or infinite field", i);
+            return EDDY_ERROR_NAN;
+        }
+    if (count > INT32_MAX / 2 - w->vortons.count || !particles_reserve(&w->vortons, w->vortons.count + count) ||
+        !scratch_reserve(w, w->vortons.count + count)) {
+        world_set_error(w, "out of memory adding %d vortons", count);
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    for (int i = 0; i < count; ++i)
+        particles_push(&w->vortons, v3(v[i].position), v3(v[i].velocity), v3(v[i].vorticity),
+                       v[i].density_deviation, v[i].birth_frame);
+    w->hash_valid = false;
+    return EDDY_OK;
+}
+
+eddy_status eddy_world_add_tracers(eddy_world *w, const eddy_tracer *t, int count) {
+    eddy_status s = population_check(w, t, count);
+    if (s != EDDY_OK) return s;
+    for (int i = 0; i < count; ++i)
+        if (!tracer_finite(&t[i])) {
+            world_set_error(w, "tracer %d has a NaN or infinite field", i);
+            return EDDY_ERROR_NAN;
+        }
+    if (count > INT32_MAX / 2 - w->tracers.count || !particles_reserve(&w->tracers, w->tracers.count + count)) {
+        world_set_error(w, "out of memory adding %d tracers", count);
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    const vec3 zero = {0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < count; ++i)
+        particles_push(&w->tracers, v3(t[i].position), v3(t[i].velocity), zero,
+                       t[i].density_deviation, t[i].birth_frame);
+    w->hash_valid = false;
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------- emitters */
+eddy_emitter_def eddy_emitter_def_default(void) {
+    eddy_emitter_def d;
+    memset(&d, 0, sizeof d);
+    d.enabled = true;
+    return d;
+}
+
+static bool emitter_def_valid(eddy_world *w, const eddy_emitter_def *d) {
+    if (!finite3(d->position) || !finite3(d->position_spread) || !finite3(d->velocity) ||
+        !finite3(d->vorticity) || !finite3(d->vorticity_spread) || !isfinite(d->density_deviation)) {
+        world_set_error(w, "emitter def has a NaN or infinite field");
+        return false;
+    }
+    if (!(d->vorton_rate >= 0.0f && d->vorton_rate <= 1.0e6f && d->tracer_rate >= 0.0f &&
+          d->tracer_rate <= 1.0e7f)) {
+        world_set_error(w, "emitter rates must be in [0, 1e6] vortons/s and [0, 1e7] tracers/s");
+        return false;
+    }
+    if (d->position_spread.x < 0.0f || d->position_spread.y < 0.0f || d->position_spread.z < 0.0f) {
+        world_set_error(w, "emitter position_spread must be >= 0");
+        return false;
+    }
+    return true;
+}
+
+eddy_status eddy_world_create_emitter(eddy_world *w, const eddy_emitter_def *d, eddy_emitter_id *out) {
+    if (!w || !d || !out) return EDDY_ERROR_INVALID_ARGUMENT;
+    *out = (eddy_emitter_id){0, 0};
+    if (w->stepped) {
+        world_set_error(w, "emitters can only be created before the first step");
+        return EDDY_ERROR_WRONG_STATE;
+    }
+    if (!emitter_def_valid(w, d)) return EDDY_ERROR_INVALID_DEF;
+    if (w->emitter_count == w->emitter_capacity) {
+        int cap = w->emitter_capacity ? 2 * w->emitter_capacity : 4;
+        if (!grow((void **)&w->emitters, (size_t)cap * sizeof(emitter))) return EDDY_ERROR_OUT_OF_MEMORY;
+        w->emitter_capacity = cap;
+    }
+    emitter *e = &w->emitters[w->emitter_count];
+    memset(e, 0, sizeof *e);
+    e->def = *d;
+    e->alive = true;
+    e->generation = 1;
+    out->index1 = ++w->emitter_count;
+    out->generation = e->generation;
+    w->hash_valid = false;
+    return EDDY_OK;
+}
+
+static emitter *emitter_get(eddy_world *w, eddy_emitter_id id) {
+    if (id.index1 < 1 || id.index1 > w->emitter_count) return NULL;
+    emitter *e = &w->emitters[id.index1 - 1];
+    return e->alive && e->generation == id.generation ? e : NULL;
+}
+
+/* ---------------------------------------------------------------- input */
+static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
+    if ((in->flags & EDDY_INPUT_SET_GRAVITY) && !finite3(in->gravity)) {
+        world_set_error(w, "input gravity is not finite");
+        return EDDY_ERROR_NAN;
+    }
+    if ((in->flags & EDDY_INPUT_SET_WIND) && !finite3(in->wind)) {
+        world_set_error(w, "input wind is not finite");
+        return EDDY_ERROR_NAN;
+    }
+    if (in->flags & ~(uint32_t)(EDDY_INPUT_SET_GRAVITY | EDDY_INPUT_SET_WIND)) {
+        world_set_error(w, "input flags have unknown bits 0x%x", (unsigned)in->flags);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (in->emitter_command_count < 0 || (in->emitter_command_count > 0 && !in->emitter_commands)) {
+        world_set_error(w, "input emitter_commands is NULL or its count is negative");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    for (int k = 0; k < in->emitter_command_count; ++k) {
+        const eddy_emitter_command *c = &in->emitter_commands[k];
+        if (!emitter_get(w, c->emitter)) {
+            world_set_error(w, "emitter command %d names a stale or unknown emitter", k);
+            return EDDY_ERROR_NOT_FOUND;
+        }
+        bool ok = true;
+        switch (c->type) {
+        case EDDY_EMITTER_ENABLE: case EDDY_EMITTER_DISABLE: break;
+        case EDDY_EMITTER_SET_RATES:
+            ok = c->vorton_rate >= 0.0f && c->vorton_rate <= 1.0e6f && c->tracer_rate >= 0.0f &&
+                 c->tracer_rate <= 1.0e7f;
+            break;
+        case EDDY_EMITTER_BURST:
+            ok = c->vorton_count >= 0 && c->tracer_count >= 0 && c->vorton_count <= 1000000 &&
+                 c->tracer_count <= 10000000;
+            break;
+        case EDDY_EMITTER_MOVE: ok = finite3(c->position); break;
+        default: ok = false; break;
+        }
+        if (!ok) {
+            world_set_error(w, "emitter command %d (type %d) has invalid values", k, (int)c->type);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
+    }
+    return EDDY_OK;
+}
+
+static void input_apply(eddy_world *w, const eddy_input *in) {
+    if (in->flags & EDDY_INPUT_SET_GRAVITY) w->gravity = in->gravity;
+    if (in->flags & EDDY_INPUT_SET_WIND) w->wind = in->wind;
+    for (int k = 0; k < in->emitter_command_count; ++k) {
+        const eddy_emitter_command *c = &in->emitter_commands[k];
+        emitter *e = emitter_get(w, c->emitter);
+        switch (c->type) {
+        case EDDY_EMITTER_ENABLE: e->def.enabled = true; break;
+        case EDDY_EMITTER_DISABLE: e->def.enabled = false; break;
+        case EDDY_EMITTER_SET_RATES:
+            e->def.vorton_rate = c->vorton_rate;
+            e->def.tracer_rate = c->tracer_rate;
+            break;
+        case EDDY_EMITTER_BURST:
+            e->pending_vortons += c->vorton_count;
+            e->pending_tracers += c->tracer_count;
+            break;
+        case EDDY_EMITTER_MOVE: e->def.position = c->position; break;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- step */
+#define PHASE(w, slot, call)                                                     \
+    do {                                                                         \
+        double t_ = eddy_now_ms();                                               \
+        call;                                                                    \
+        (w)->profile.phase_ms[slot] += eddy_now_ms() - t_;                       \
+    } while (0)
+
+#ifndef NDEBUG
+static bool state_finite(const particle_array *a) {
+    for (int i = 0; i < a->count; ++i) {
+        float s = a->px[i] + a->py[i] + a->pz[i] + a->vx[i] + a->vy[i] + a->vz[i] + a->drho[i];
+        if (a->has_vorticity) s += a->wx[i] + a->wy[i] + a->wz[i];
+        if (!isfinite(s)) return false;
+    }
+    return true;
+}
+#endif
+
+static bool substep(eddy_world *w, float dt, bool first) {
+    bool ok = true;
+    if (first) {
+        PHASE(w, EDDY_PHASE_KILL_EMIT, phase_kill_by_age(w, &w->tracers, w->def.tracer_max_age));
+        PHASE(w, EDDY_PHASE_KILL_EMIT, phase_kill_by_age(w, &w->vortons, w->def.vorton_max_age));
+    }
+    PHASE(w, EDDY_PHASE_ADVECT_TRACERS, phase_advect_tracers(w, dt));
+    PHASE(w, EDDY_PHASE_KILL_EMIT, ok = phase_emit(w) && scratch_reserve(w, w->vortons.count));
+    if (!ok) return false;
+    PHASE(w, EDDY_PHASE_TREE_BUILD, ok = phase_build_grid(w));
+    if (!ok) return false;
+    PHASE(w, EDDY_PHASE_VELOCITY_GRID, phase_velocity_grid(w));
+    PHASE(w, EDDY_PHASE_STRETCH, phase_stretch(w, dt));
+    PHASE(w, EDDY_PHASE_DENSITY, phase_density(w, dt));
+    PHASE(w, EDDY_PHASE_DIFFUSION, phase_diffuse(w, dt));
+    PHASE(w, EDDY_PHASE_ADVECT_VORTONS, phase_advect_vortons(w, dt));
+    return true;
+}
+
+eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
+    if (!w) return EDDY_ERROR_INVALID_ARGUMENT;
+    if (w->error[0] == '!') return EDDY_ERROR_OUT_OF_MEMORY;  /* a failed step poisons the world */
+    const eddy_input none = {0};
+    const eddy_input *in = input ? input : &none;
+    eddy_status s = input_validate(w, in);
+    if (s != EDDY_OK) return s;
+
+    const double t0 = eddy_now_ms();
+    const uint32_t caller_mode = fpenv_get();
+    fpenv_set(w->tasks.fp_canonical);
+    memset(&w->profile, 0, sizeof w->profile);
+
+    PHASE(w, EDDY_PHASE_INPUT, input_apply(w, in));
+    const float dt = w->def.dt / (float)w->def.substeps;
+    bool ok = true;
+    for (int k = 0; k < w->def.substeps && ok; ++k) ok = substep(w, dt, k == 0);
+    if (ok) {
+        PHASE(w, EDDY_PHASE_DIAGNOSTICS, phase_diagnostics(w));
+        w->frame += 1;
+        w->stepped = true;
+        w->hash_valid = false;
+        if (w->def.hash_every_step) PHASE(w, EDDY_PHASE_HASH, world_hash_compute(w));
+        EDDY_DEBUG_ASSERT(state_finite(&w->vortons) && state_finite(&w->tracers));
+        EDDY_DEBUG_ASSERT(fpenv_is(w->tasks.fp_canonical));
+    }
+    fpenv_set(caller_mode);
+    w->profile.step_ms = eddy_now_ms() - t0;
+    if (!ok) {
+        world_set_error(w, "!out of memory during step %lld; the world is unusable",
+                        (long long)w->frame + 1);
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------- queries */
+int64_t eddy_world_frame(const eddy_world *w) { return w->frame; }
+int eddy_world_vorton_count(const eddy_world *w) { return w->vortons.count; }
+int eddy_world_tracer_count(const eddy_world *w) { return w->tracers.count; }
+const eddy_world_def *eddy_world_get_def(const eddy_world *w) { return &w->def; }
+eddy_profile eddy_world_get_profile(const eddy_world *w) { return w->profile; }
+eddy_diagnostics eddy_world_get_diagnostics(const eddy_world *w) { return w->diagnostics; }
+int eddy_world_worker_count(const eddy_world *w) { return w->tasks.worker_count; }
+
+static int clamp_range(int n, int start, int count) {
+    if (start < 0 || count <= 0 || start >= n) return 0;
+    return count < n - start ? count : n - start;
+}
+
+int eddy_world_get_vortons(const eddy_world *w, int start, int count, eddy_vorton *out) {
+    const particle_array *a = &w->vortons;
+    int n = clamp_range(a->count, start, count);
+    for (int k = 0; k < n; ++k) {
+        int i = start + k;
+        out[k] = (eddy_vorton){{a->px[i], a->py[i], a->pz[i]}, {a->vx[i], a->vy[i], a->vz[i]},
+                               {a->wx[i], a->wy[i], a->wz[i]}, a->drho[i], a->birth[i]};
+    }
+    return n;
+}
+
+int eddy_world_get_tracers(const eddy_world *w, int start, int count, eddy_tracer *out) {
+    const particle_array *a = &w->tracers;
+    int n = clamp_range(a->count, start, count);
+    for (int k = 0; k < n; ++k) {
+        int i = start + k;
+        out[k] = (eddy_tracer){{a->px[i], a->py[i], a->pz[i]}, {a->vx[i], a->vy[i], a->vz[i]},
+                               a->drho[i], a->birth[i]};
+    }
+    return n;
+}
+
+eddy_vec3 eddy_world_sample_velocity(const eddy_world *w, eddy_vec3 p) {
+    eddy_vec3 u = w->wind;
+    if (!w->grid_valid) return u;
+    vec3 g = grid_interp_vec3(&w->grid, w->velocity, p.x, p.y, p.z);
+    return (eddy_vec3){u.x + g.x, u.y + g.y, u.z + g.z};
+}
+
+eddy_grid_info eddy_world_get_grid_info(const eddy_world *w) {
+    eddy_grid_info info;
+    memset(&info, 0, sizeof info);
+    if (!w->grid_valid) return info;
+    for (int a = 0; a < 3; ++a) info.cells[a] = w->grid.cells[a];
+    info.min_corner = (eddy_vec3){w->grid.min[0], w->grid.min[1], w->grid.min[2]};
+    info.cell_size = (eddy_vec3){w->grid.spacing[0], w->grid.spacing[1], w->grid.spacing[2]};
+    info.tree_levels = w->tree.levels;
+    info.mollification = w->mollify;
+    return info;
+}

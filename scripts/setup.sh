@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Install the Debian packages needed to build and test eddy.
+#
+# Idempotent: checks each package with dpkg-query and does nothing (and prints
+# nothing) when all are installed. Otherwise runs `apt-get update` once and
+# installs only the missing ones, non-interactively. Uses sudo when not root.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+packages=(build-essential cmake pkg-config libxxhash-dev libzstd-dev libcriterion-dev
+          libhwloc-dev libpng-dev clang)
+
+die() { printf 'setup.sh: error: %s\n' "$*" >&2; exit 1; }
+
+command -v dpkg-query >/dev/null 2>&1 ||
+    die "dpkg-query not found: this script installs Debian packages. On another system install: ${packages[*]}"
+
+missing=()
+for package in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
+    [[ $status == installed ]] || missing+=("$package")
+done
+if ((${#missing[@]} == 0)); then
+    exit 0
+fi
+
+echo "==> setup: installing missing packages: ${missing[*]}"
+if ((EUID == 0)); then
+    as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+else
+    die "not root and sudo is not installed; as root run: apt-get install ${missing[*]}"
+fi
+
+apt_get() {
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -y \
+        -o Dpkg::Use-Pty=0 "$@" </dev/null
+}
+apt_get update >/dev/null ||
+    die "apt-get update failed (network or permissions?); missing: ${missing[*]}"
+apt_get install --no-install-recommends "${missing[@]}" ||
+    die "apt-get install failed for: ${missing[*]}"
+echo "==> setup: done"

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The whole eddy test suite in one command:  ./scripts/test.sh
+#
+# Installs missing Debian packages (scripts/setup.sh), builds RelWithDebInfo in
+# build/, runs every CTest test, then checks that the installed package can be
+# consumed (scripts/check_install.sh). Exits non-zero on the first failure.
+#
+# Environment:
+#   EDDY_WERROR=ON|OFF   warnings as errors (default OFF; CI sets ON)
+#   EDDY_BUILD_DIR=dir   build directory, relative to the repo root (default build)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+werror=${EDDY_WERROR:-OFF}
+build_dir=${EDDY_BUILD_DIR:-build}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+step() { printf '==> %s\n' "$*"; }
+fail() { printf '==> FAILED: %s\n' "$*" >&2; exit 1; }
+
+setup_packages() {
+    step "checking build dependencies"
+    bash scripts/setup.sh || fail "scripts/setup.sh"
+}
+
+build_release() {
+    step "configuring $build_dir (RelWithDebInfo, EDDY_WERROR=$werror)"
+    cmake -S . -B "$build_dir" --log-level=WARNING \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDDY_WERROR="$werror" || fail "cmake configure"
+    step "building with $jobs jobs"
+    cmake --build "$build_dir" -j "$jobs" || fail "build"
+}
+
+run_ctest() {
+    step "running tests"
+    ctest --test-dir "$build_dir" --output-on-failure --no-tests=error || fail "ctest"
+}
+
+check_install() {
+    step "checking the installed package"
+    EDDY_BUILD_DIR="$build_dir" EDDY_WERROR="$werror" bash scripts/check_install.sh ||
+        fail "scripts/check_install.sh"
+}
+
+# ------------------------------------------------------------------ later steps
+# Further stages of the suite go here, each as its own function called from
+# main below, after check_install: the sanitizer build (EDDY_SANITIZE=ON in its
+# own build dir), the verifier matrix (worker counts x pinning x FP modes), and
+# the clang build (CC=clang in its own build dir).
+
+main() {
+    setup_packages
+    build_release
+    run_ctest
+    check_install
+    step "all tests passed"
+}
+
+main "$@"
