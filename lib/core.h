@@ -9,6 +9,7 @@
 #include "eddy/eddy.h"
 #include "eddy/math_functions.h"
 
+#include <math.h> /* sqrtf only: correctly rounded, deterministic */
 #include <stdint.h>
 #include <string.h>
 

@@ -21,7 +21,7 @@ static void diag_chunk(int chunk, int begin, int end, void *context) {
     const double V = job->volume;
     for (int i = begin; i < end; ++i) {
         const double x = v->px[i], y = v->py[i], z = v->pz[i];
-        const double wx = v->wx[i] * V, wy = v->wy[i] * V, wz = v->wz[i] * V;
+        const double wx = (double)v->wx[i] * V, wy = (double)v->wy[i] * V, wz = (double)v->wz[i] * V;
         d.total_vorticity[0] += wx;
         d.total_vorticity[1] += wy;
         d.total_vorticity[2] += wz;
@@ -32,8 +32,8 @@ static void diag_chunk(int chunk, int begin, int end, void *context) {
         d.angular_impulse[0] += (y * cz - z * cy) / 3.0;
         d.angular_impulse[1] += (z * cx - x * cz) / 3.0;
         d.angular_impulse[2] += (x * cy - y * cx) / 3.0;
-        d.enstrophy += (double)v->wx[i] * v->wx[i] * V + (double)v->wy[i] * v->wy[i] * V +
-                       (double)v->wz[i] * v->wz[i] * V;
+        const double ox = v->wx[i], oy = v->wy[i], oz = v->wz[i];
+        d.enstrophy += (ox * ox + oy * oy + oz * oz) * V;
         d.mass_deviation += (double)v->drho[i] * V;
     }
     job->out[chunk] = d;

@@ -34,7 +34,7 @@ bool phase_build_grid(eddy_world *w) {
 }
 
 typedef struct velocity_job {
-    const eddy_world *w;
+    eddy_world *w;
     vec3 *out;
     float a, c;
 } velocity_job;
@@ -67,7 +67,7 @@ static void direct_grid_chunk(int chunk, int begin, int end, void *context) {
 
 static void direct_vorton_chunk(int chunk, int begin, int end, void *context) {
     const velocity_job *job = context;
-    particle_array *v = (particle_array *)&job->w->vortons;
+    particle_array *v = &job->w->vortons;
     for (int i = begin; i < end; ++i) {
         vec3 u = direct_velocity_at(v, v->px[i], v->py[i], v->pz[i], job->a);
         v->vx[i] = u.x;
