@@ -77,16 +77,73 @@ static inline int grid_cell_count(const grid_shape *g) {
 void grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells);
 /* Parent layer: cell counts halved (min 1), same min/extent. */
 void grid_decimate(grid_shape *parent, const grid_shape *child);
-/* Cell indices containing p, clamped into the grid. */
-void grid_cell_of(const grid_shape *g, float x, float y, float z, int idx[3]);
+/* Continuous cell coordinate along axis a, clamped to [0, cells]; index and
+ * fraction within the cell. Clamping makes out-of-grid queries take the
+ * boundary value instead of reading outside the arrays; NaN maps to 0.
+ * Inline: it sits in the innermost loops (advection, P2G, PSE). */
+static inline void grid_locate_axis(const grid_shape *g, int a, float p, int *index, float *frac) {
+    float u = (p - g->min[a]) * g->inv_spacing[a];
+    const float top = (float)g->cells[a];
+    u = u > 0.0f ? u : 0.0f;
+    u = u < top ? u : top;
+    int i = (int)u;
+    i = i < g->cells[a] - 1 ? i : g->cells[a] - 1;
+    *index = i;
+    *frac = u - (float)i;
+}
+
 /* Cell indices and fractions in [0, 1] within the cell (clamped). */
-void grid_locate(const grid_shape *g, float x, float y, float z, int idx[3], float frac[3]);
-/* Trilinear interpolation of a vec3 field at (x,y,z), clamped to the grid. */
-vec3 grid_interp_vec3(const grid_shape *g, const vec3 *field, float x, float y, float z);
+static inline void grid_locate(const grid_shape *g, float x, float y, float z, int idx[3],
+                               float frac[3]) {
+    grid_locate_axis(g, 0, x, &idx[0], &frac[0]);
+    grid_locate_axis(g, 1, y, &idx[1], &frac[1]);
+    grid_locate_axis(g, 2, z, &idx[2], &frac[2]);
+}
+
+/* Cell indices containing p, clamped into the grid. */
+static inline void grid_cell_of(const grid_shape *g, float x, float y, float z, int idx[3]) {
+    float f[3];
+    grid_locate(g, x, y, z, idx, f);
+}
+
+/* Trilinear interpolation of an n-component float field (n floats per point,
+ * point-major) at (x, y, z), clamped to the grid; evaluated in one fixed
+ * nested order: x within each edge, then y, then z. */
+static inline void grid_interp_n(const grid_shape *g, const float *field, int n, float x, float y,
+                                 float z, float *out) {
+    int idx[3];
+    float t[3];
+    grid_locate(g, x, y, z, idx, t);
+    const int nx = g->points[0], nxy = g->points[0] * g->points[1];
+    const float *a000 = field + (size_t)n * (size_t)(idx[0] + nx * idx[1] + nxy * idx[2]);
+    const float *a010 = a000 + (size_t)n * (size_t)nx, *a001 = a000 + (size_t)n * (size_t)nxy;
+    const float *a011 = a001 + (size_t)n * (size_t)nx;
+    const float sx = 1.0f - t[0], sy = 1.0f - t[1], sz = 1.0f - t[2];
+    const float tx = t[0], ty = t[1], tz = t[2];
+    for (int c = 0; c < n; ++c) {
+        const float e00 = sx * a000[c] + tx * a000[n + c], e10 = sx * a010[c] + tx * a010[n + c];
+        const float e01 = sx * a001[c] + tx * a001[n + c], e11 = sx * a011[c] + tx * a011[n + c];
+        out[c] = (e00 * sy + e10 * ty) * sz + (e01 * sy + e11 * ty) * tz;
+    }
+}
+
+static inline vec3 grid_interp_vec3(const grid_shape *g, const vec3 *field, float x, float y,
+                                    float z) {
+    float o[3];
+    grid_interp_n(g, &field->x, 3, x, y, z, o);
+    return (vec3){o[0], o[1], o[2]};
+}
+
+static inline float grid_interp_float(const grid_shape *g, const float *field, float x, float y,
+                                      float z) {
+    float o;
+    grid_interp_n(g, field, 1, x, y, z, &o);
+    return o;
+}
+
 /* Finite-difference stencil along axis at point index i: derivative =
  * (f[hi] - f[lo]) * scale; centred inside, one-sided on the faces. */
 void grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi, float *scale);
-float grid_interp_float(const grid_shape *g, const float *field, float x, float y, float z);
 
 /* ---------------------------------------------------------------- tree */
 enum { TREE_MAX_LEVELS = 16 };
@@ -177,6 +234,7 @@ typedef struct eddy_world {
     influence_tree tree;
     partition part;
     vec3 *velocity;            /* grid points */
+    float *flow;               /* grid points x 4: u, v, w, rho' (what particles sample) */
     vec3 *jacobian;            /* grid points * 3 (rows d/dx, d/dy, d/dz) */
     float *density;            /* grid points: rho' field */
     vec3 *density_gradient;    /* grid points */
@@ -219,11 +277,22 @@ void partition_free(partition *part);
  * Returns false when there are no particles. */
 bool particles_bounds(eddy_world *w, float lo[3], float hi[3]);
 
-/* Velocity kernel (kernel.c): velocity induced at q by a vorton (or
- * supervorton) at p with vorticity w and core radius a (already mollified);
- * circulation factor c = 1/f^3. Accumulates into *u. Zero when w == 0. */
-void kernel_accumulate(vec3 *u, float qx, float qy, float qz, float px, float py, float pz,
-                       float wx, float wy, float wz, float a, float c);
+/* The vorton velocity kernel (design note in kernel.c): velocity induced at
+ * q by a vorton or supervorton at p with vorticity w and core radius a
+ * (already mollified), circulation factor c = 1/f^3; accumulated into *u.
+ * d == 0 contributes exactly zero. Inline: the treecode's innermost call. */
+static inline void kernel_accumulate(vec3 *u, float qx, float qy, float qz, float px, float py,
+                                     float pz, float wx, float wy, float wz, float a, float c) {
+    const float dx = qx - px, dy = qy - py, dz = qz - pz;
+    const float d2 = dx * dx + dy * dy + dz * dz;
+    if (d2 == 0.0f) return;
+    const float a2 = a * a;
+    const float s = d2 < a2 ? c * (1.0f / 3.0f)
+                            : c * (1.0f / 3.0f) * ((a2 * a) / (d2 * sqrtf(d2)));
+    u->x += s * (wy * dz - wz * dy);
+    u->y += s * (wz * dx - wx * dz);
+    u->z += s * (wx * dy - wy * dx);
+}
 
 /* Treecode velocity at q (tree.c). */
 vec3 tree_velocity_at(const influence_tree *t, float qx, float qy, float qz, float a, float c);

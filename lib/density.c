@@ -5,7 +5,8 @@
  * order) and the vortons of each cell (ascending index), rho' V / V_cell
  * times the vorton's trilinear weight for that point. This equals the
  * original's scatter (particle-to-grid accumulation) up to summation order,
- * which is now fixed by the state. Baroclinic generation (D6):
+ * which is now fixed by the state. The same pass packs velocity and rho' into
+ * the 4-float flow grid that particles sample. Baroclinic generation (D6):
  *     d(omega)/dt = (grad rho x g) / rho0. */
 #include "core.h"
 
@@ -51,7 +52,14 @@ static void density_chunk(int chunk, int begin, int end, void *context) {
     const int nx = g->points[0], ny = g->points[1];
     for (int p = begin; p < end; ++p) {
         const int pt[3] = {p % nx, (p / nx) % ny, p / (nx * ny)};
-        job->w->density[p] = point_density(job->w, pt, job->scale);
+        const float rho = point_density(job->w, pt, job->scale);
+        const vec3 u = job->w->velocity[p];
+        float *flow = job->w->flow + 4 * (size_t)p;
+        job->w->density[p] = rho;
+        flow[0] = u.x;
+        flow[1] = u.y;
+        flow[2] = u.z;
+        flow[3] = rho;
     }
 }
 

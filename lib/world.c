@@ -117,6 +117,7 @@ static void world_free(eddy_world *w) {
     tree_free(&w->tree);
     partition_free(&w->part);
     free(w->velocity);
+    free(w->flow);
     free(w->jacobian);
     free(w->density);
     free(w->density_gradient);
@@ -197,6 +198,7 @@ bool grid_arrays_reserve(eddy_world *w, int points) {
     if (points <= w->grid_point_capacity) return true;
     const size_t n = (size_t)points;
     if (!grow((void **)&w->velocity, n * sizeof(vec3)) ||
+        !grow((void **)&w->flow, 4 * n * sizeof(float)) ||
         !grow((void **)&w->jacobian, 3 * n * sizeof(vec3)) ||
         !grow((void **)&w->density, n * sizeof(float)) ||
         !grow((void **)&w->density_gradient, n * sizeof(vec3)))
@@ -519,8 +521,9 @@ int eddy_world_get_tracers(const eddy_world *w, int start, int count, eddy_trace
 eddy_vec3 eddy_world_sample_velocity(const eddy_world *w, eddy_vec3 p) {
     eddy_vec3 u = w->wind;
     if (!w->grid_valid) return u;
-    vec3 g = grid_interp_vec3(&w->grid, w->velocity, p.x, p.y, p.z);
-    return (eddy_vec3){u.x + g.x, u.y + g.y, u.z + g.z};
+    float g[4];
+    grid_interp_n(&w->grid, w->flow, 4, p.x, p.y, p.z, g);
+    return (eddy_vec3){u.x + g[0], u.y + g[1], u.z + g[2]};
 }
 
 eddy_grid_info eddy_world_get_grid_info(const eddy_world *w) {
