@@ -235,8 +235,11 @@ static void put_diagnostics(le_writer *wr, const eddy_diagnostics *d) {
     put_f64(wr, d->mass_deviation);
 }
 
+/* Without a valid grid its fields are leftovers of an earlier frame (the
+ * build phase keeps them when there are no vortons): not state, not hashed. */
 static void put_grid(le_writer *wr, const eddy_world *w) {
     put_bool(wr, w->grid_valid);
+    if (!w->grid_valid) return;
     for (int i = 0; i < 3; ++i) put_f32(wr, w->grid.min[i]);
     for (int i = 0; i < 3; ++i) put_f32(wr, w->grid.spacing[i]);
     for (int i = 0; i < 3; ++i) put_i32(wr, w->grid.cells[i]);

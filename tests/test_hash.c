@@ -142,6 +142,7 @@ static void spec_globals_bytes(bytes *b, const eddy_world *w) {
     b_f64(b, d->enstrophy);
     b_f64(b, d->mass_deviation);
     b_u32(b, w->grid_valid ? 1 : 0);
+    if (!w->grid_valid) return;
     for (int i = 0; i < 3; ++i) b_f32(b, w->grid.min[i]);
     for (int i = 0; i < 3; ++i) b_f32(b, w->grid.spacing[i]);
     for (int i = 0; i < 3; ++i) b_u32(b, (uint32_t)w->grid.cells[i]);
@@ -498,6 +499,47 @@ Test(hash, free_emitter_slot_contents_are_ignored) {
     w->emitters[0].pending_tracers = 42;
     assert_hash_eq(fresh_hash(w), before, "free slot contents");
     eddy_world_destroy(w);
+}
+
+Test(hash, invalid_grid_contents_are_ignored) {
+    eddy_world *w = make_world(10, 10);
+    set_globals(w);
+    w->grid_valid = false;
+    eddy_frame_hash before = fresh_hash(w);
+    w->grid.min[0] = 123.0f;
+    w->grid.cells[2] = 7;
+    w->mollify = 3.0f;
+    assert_hash_eq(fresh_hash(w), before, "invalid grid contents");
+    eddy_world_destroy(w);
+}
+
+/* Through real steps: the hash the step caches is the spec's hash of the
+ * state it leaves, and the same for 1 and 2 workers. */
+Test(hash, step_caches_the_spec_hash) {
+    eddy_world *w[2];
+    for (int k = 0; k < 2; ++k) {
+        eddy_world_def def = eddy_world_def_default();
+        def.worker_count = k + 1;
+        w[k] = make_world_def(def, 300, 2100);
+        eddy_emitter_def d = eddy_emitter_def_default();
+        d.position_spread = (eddy_vec3){1.0f, 1.0f, 1.0f};
+        d.vorticity = (eddy_vec3){0.0f, 0.0f, 1.0f};
+        d.vorton_rate = 60.0f;
+        d.tracer_rate = 600.0f;
+        eddy_emitter_id id;
+        cr_assert_eq(eddy_world_create_emitter(w[k], &d, &id), EDDY_OK);
+    }
+    for (int frame = 1; frame <= 3; ++frame) {
+        for (int k = 0; k < 2; ++k) {
+            cr_assert_eq(eddy_world_step(w[k], NULL), EDDY_OK, "%s", eddy_world_error_message(w[k]));
+            cr_assert(w[k]->hash_valid, "the step did not hash");
+            eddy_frame_hash cached = eddy_world_hash(w[k]);
+            cr_assert_eq(cached.frame, frame);
+            assert_hash_eq(cached, spec_frame(w[k]), "cached step hash vs spec");
+        }
+        assert_hash_eq(w[0]->last_hash, w[1]->last_hash, "1 vs 2 workers after a step");
+    }
+    for (int k = 0; k < 2; ++k) eddy_world_destroy(w[k]);
 }
 
 Test(hash, block_boundaries) {
