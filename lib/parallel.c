@@ -78,9 +78,11 @@ static void chunk_task(int start, int end, int worker_index, void *task_context)
     fpenv_set(saved);
 }
 
+#ifndef NDEBUG
 static bool fp_mode_is_canonical_word(uint32_t mode) {
     return mode == fpenv_canonical(true) || mode == fpenv_canonical(false);
 }
+#endif
 
 void parallel_for(task_system *ts, int count, int chunk_size, chunk_fn *fn, void *context) {
     EDDY_ASSERT(ts != NULL && fn != NULL && chunk_size > 0);

@@ -32,9 +32,13 @@
  * Idling. Waiting threads spin on the claim word, first with a CPU pause and
  * then with sched_yield (so that 16 workers on 2 cores still let the busy ones
  * run), for a bounded time; then they sleep on a condition variable, so an idle
- * pool uses no CPU. Sleep and wake use the store-then-check pattern on
- * sequentially consistent atomics (`sleepers` / `finisher_waiting` against the
- * claim word / `done`), and broadcast under the mutex, so no wake-up is lost.
+ * pool uses no CPU. Progress never depends on a wake-up: the finishing thread
+ * can run every item alone. Wake-ups only add helpers, and fan out: enqueue
+ * wakes up to two sleepers, each of which wakes up to two more while claims
+ * remain open, so a small job does not wake the whole pool. The finishing
+ * thread's own sleep (waiting for the last ranges) must not be missed: it and
+ * the last worker use the store-then-check pattern on sequentially consistent
+ * atomics (`finisher_waiting` against `done`) and signal under the mutex.
  *
  * Nothing here is floating point: counters are C11 integer atomics. */
 #define _POSIX_C_SOURCE 200809L
@@ -46,6 +50,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <emmintrin.h>
@@ -59,13 +64,20 @@ static inline void cpu_relax(void) {}
 enum {
     CACHE_LINE = 64,
     CLAIMS_PER_WORKER = 4,            /* aim for a few claims per worker per job */
-    SPIN_PAUSES = 32,                 /* pause-only iterations before yielding */
     SPIN_CLOCK_EVERY = 8,             /* read the clock once per this many spins */
+    WAKE_FAN_OUT = 2,                 /* sleepers one thread wakes for a job */
 };
-/* How long an idle worker spins before it sleeps, and how long the finishing
- * thread spins waiting for the last ranges. A world step issues its parallel
- * loops tens of microseconds apart: workers stay awake through a step and
- * fall asleep between frames. */
+/* Spin budgets. A waiting thread pauses for SPIN_PAUSE_NS, then yields; an
+ * idle worker sleeps after WORKER_SPIN_NS, the finishing thread after
+ * FINISH_SPIN_NS. A world step issues its parallel loops tens of microseconds
+ * apart: workers stay awake through a step and fall asleep between frames.
+ * Yielding early matters when the machine is busy: a yield can hand the core
+ * to another process for a whole time slice (milliseconds), so a pool that
+ * fits the machine pauses first. A pool with more threads than online CPUs
+ * pauses only briefly, so that spinning threads do not hold cores that busy
+ * ones need. */
+static const int64_t SPIN_PAUSE_NS = 100000;
+static const int64_t SPIN_PAUSE_OVERSUBSCRIBED_NS = 2000;
 static const int64_t WORKER_SPIN_NS = 200000;
 static const int64_t FINISH_SPIN_NS = 1000000;
 
@@ -97,6 +109,7 @@ struct eddy_pool {
     int thread_count;                          /* threads created */
     eddy_worker_start_fn *worker_start;
     void *worker_start_context;
+    int64_t pause_ns;                          /* spinner pause phase */
     pthread_t threads[EDDY_MAX_WORKERS];
     worker_arg args[EDDY_MAX_WORKERS];
 };
@@ -117,22 +130,33 @@ static int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* One step of a bounded spin. Returns false once the budget is spent. */
-static bool spin_step(int *iteration, int64_t *deadline, int64_t budget_ns) {
-    int i = (*iteration)++;
-    if (i < SPIN_PAUSES) {
-        cpu_relax();
-    } else {
+/* A bounded spin: CPU pauses for the first pause_ns (the gap between a step's
+ * loops is usually shorter), then sched_yield so that other threads, ours when
+ * oversubscribed, can run, until budget_ns is spent. */
+typedef struct spinner {
+    int iteration;
+    bool yielding;
+    int64_t start_ns; /* 0 until the first clock read */
+    int64_t pause_ns;
+    int64_t budget_ns;
+} spinner;
+
+/* One step of the spin. Returns false once the budget is spent. */
+static bool spinner_step(spinner *s) {
+    if (s->yielding) {
         sched_yield();
+    } else {
+        cpu_relax();
     }
-    if (i % SPIN_CLOCK_EVERY != 0) {
+    if (s->iteration++ % SPIN_CLOCK_EVERY != 0) {
         return true;
     }
     int64_t t = now_ns();
-    if (*deadline == 0) {
-        *deadline = t + budget_ns;
+    if (s->start_ns == 0) {
+        s->start_ns = t;
     }
-    return t < *deadline;
+    s->yielding = t - s->start_ns >= s->pause_ns;
+    return t - s->start_ns < s->budget_ns;
 }
 
 static uint32_t claim_generation(uint64_t word) { return (uint32_t)(word >> 32); }
@@ -185,24 +209,61 @@ static uint32_t job_drain(eddy_pool *pool, int worker_index) {
     }
 }
 
+/* Wake up to `count` sleeping workers. Callers publish a generation first;
+ * that store and a sleeper's increment before its re-check are both seq_cst,
+ * so either the sleeper sees the job or we see the sleeper. */
+static void workers_wake(eddy_pool *pool, int count) {
+    int sleepers = atomic_load(&pool->sleepers);
+    if (sleepers == 0 || count <= 0) {
+        return;
+    }
+    pthread_mutex_lock(&pool->lock);
+    if (count >= sleepers) {
+        pthread_cond_broadcast(&pool->wake);
+    } else {
+        for (int i = 0; i < count; ++i) {
+            pthread_cond_signal(&pool->wake);
+        }
+    }
+    pthread_mutex_unlock(&pool->lock);
+}
+
+/* Claims still open in the published job (a snapshot; it may already be stale). */
+static int claims_open(eddy_pool *pool) {
+    uint32_t remaining = claim_remaining(atomic_load(&pool->claim));
+    int size = atomic_load_explicit(&pool->claim_size, memory_order_relaxed);
+    uint32_t per_claim = size < 1 ? 1u : (uint32_t)size;
+    return (int)((remaining + per_claim - 1) / per_claim);
+}
+
+/* Wake helpers for the open claims beyond the one this thread is about to
+ * take, at most WAKE_FAN_OUT. Every worker woken from sleep does the same, so
+ * wake-ups fan out as a tree and stop when the work runs out: a tiny job that
+ * the caller finishes alone wakes one or two threads, not the whole pool. */
+static void helpers_wake(eddy_pool *pool) {
+    int wanted = claims_open(pool) - 1;
+    workers_wake(pool, wanted < WAKE_FAN_OUT ? wanted : WAKE_FAN_OUT);
+}
+
 /* ---------------------------------------------------------------- workers */
 
 static bool job_published(eddy_pool *pool, uint32_t seen) {
     return claim_generation(atomic_load(&pool->claim)) != seen;
 }
 
-/* Wait for a generation other than `seen`. Returns false when stopping. */
-static bool job_wait(eddy_pool *pool, uint32_t seen) {
-    int iteration = 0;
-    int64_t deadline = 0;
+typedef enum wait_result { WAIT_STOP, WAIT_SPUN, WAIT_SLEPT } wait_result;
+
+/* Wait for a generation other than `seen`, spinning, then sleeping. */
+static wait_result job_wait(eddy_pool *pool, uint32_t seen) {
+    spinner spin = {.pause_ns = pool->pause_ns, .budget_ns = WORKER_SPIN_NS};
     do {
         if (atomic_load_explicit(&pool->stop, memory_order_relaxed)) {
-            return false;
+            return WAIT_STOP;
         }
         if (job_published(pool, seen)) {
-            return true;
+            return WAIT_SPUN;
         }
-    } while (spin_step(&iteration, &deadline, WORKER_SPIN_NS));
+    } while (spinner_step(&spin));
 
     pthread_mutex_lock(&pool->lock);
     atomic_fetch_add(&pool->sleepers, 1);
@@ -210,9 +271,9 @@ static bool job_wait(eddy_pool *pool, uint32_t seen) {
         pthread_cond_wait(&pool->wake, &pool->lock);
     }
     atomic_fetch_sub(&pool->sleepers, 1);
-    bool running = !atomic_load(&pool->stop);
+    bool stopping = atomic_load(&pool->stop);
     pthread_mutex_unlock(&pool->lock);
-    return running;
+    return stopping ? WAIT_STOP : WAIT_SLEPT;
 }
 
 static void *worker_main(void *arg) {
@@ -227,10 +288,16 @@ static void *worker_main(void *arg) {
     pthread_mutex_unlock(&pool->lock);
 
     uint32_t seen = 0;
-    while (job_wait(pool, seen)) {
+    for (;;) {
+        wait_result waited = job_wait(pool, seen);
+        if (waited == WAIT_STOP) {
+            return NULL;
+        }
+        if (waited == WAIT_SLEPT) {
+            helpers_wake(pool);
+        }
         seen = job_drain(pool, self->worker_index);
     }
-    return NULL;
 }
 
 /* ---------------------------------------------------------------- lifetime */
@@ -255,6 +322,9 @@ static eddy_pool *pool_alloc(const eddy_pool_def *def) {
     atomic_init(&pool->sleepers, 0);
     atomic_init(&pool->stop, false);
     pool->worker_count = def->worker_count;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN); /* a spin hint only, never a thread count */
+    bool fits = cpus < 1 || def->worker_count <= cpus;
+    pool->pause_ns = fits ? SPIN_PAUSE_NS : SPIN_PAUSE_OVERSUBSCRIBED_NS;
     pool->worker_start = def->worker_start;
     pool->worker_start_context = def->worker_start_context;
     return pool;
@@ -354,25 +424,6 @@ static int claim_size_for(const eddy_pool *pool, int item_count, int min_range) 
     return size > floor ? size : floor;
 }
 
-/* Wake up to `helpers` sleeping workers. The publish before this call and the
- * sleepers' increment before their re-check are both seq_cst: either they see
- * the new generation or we see them. */
-static void workers_wake(eddy_pool *pool, int helpers) {
-    int sleepers = atomic_load(&pool->sleepers);
-    if (sleepers == 0 || helpers <= 0) {
-        return;
-    }
-    pthread_mutex_lock(&pool->lock);
-    if (helpers >= sleepers) {
-        pthread_cond_broadcast(&pool->wake);
-    } else {
-        for (int i = 0; i < helpers; ++i) {
-            pthread_cond_signal(&pool->wake);
-        }
-    }
-    pthread_mutex_unlock(&pool->lock);
-}
-
 static void job_publish(eddy_pool *pool, eddy_task_fn *task, int item_count, int claim_size,
                         void *task_context) {
     pool->task = task;
@@ -406,21 +457,19 @@ void *eddy_pool_enqueue(eddy_task_fn *task, int item_count, int min_range, void 
         return NULL;
     }
     job_publish(pool, task, item_count, claim_size, task_context);
-    int claims = (item_count + claim_size - 1) / claim_size;
-    workers_wake(pool, claims - 1);
+    helpers_wake(pool);
     return pool;
 }
 
 /* Wait until every item of the current job is done. */
 static void job_wait_done(eddy_pool *pool) {
     int count = pool->item_count;
-    int iteration = 0;
-    int64_t deadline = 0;
+    spinner spin = {.pause_ns = pool->pause_ns, .budget_ns = FINISH_SPIN_NS};
     do {
         if (atomic_load_explicit(&pool->done, memory_order_acquire) == count) {
             return;
         }
-    } while (spin_step(&iteration, &deadline, FINISH_SPIN_NS));
+    } while (spinner_step(&spin));
 
     pthread_mutex_lock(&pool->lock);
     atomic_store(&pool->finisher_waiting, 1);
