@@ -45,12 +45,18 @@ typedef struct particle_array {
     float *wx, *wy, *wz; /* NULL for tracers */
     float *drho;         /* rho' */
     int32_t *birth;
+    /* vortons only: wall normal of the last collision (0,0,0: none), read
+     * by vorton-hit wall poisoning in the next step */
+    float *hx, *hy, *hz;
 } particle_array;
 
 bool particles_reserve(particle_array *a, int capacity);
 void particles_free(particle_array *a);
 /* Append one particle; caller ensured capacity. */
 void particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth);
+/* Stable removal (survivors keep their order). */
+void particles_remove_if(particle_array *a, bool (*remove)(const particle_array *, int, void *),
+                         void *context);
 
 /* ---------------------------------------------------------------- grids */
 /* A uniform grid: cells[a] cells and cells[a] + 1 points per axis. Point
@@ -178,6 +184,38 @@ typedef struct emitter {
     int32_t pending_vortons, pending_tracers; /* bursts requested by input */
 } emitter;
 
+/* ---------------------------------------------------------------- bodies */
+/* A rigid body slot. Bodies are processed in slot (= id) order. The shape is
+ * stored re-centred (body origin = centre of mass). */
+typedef struct body {
+    eddy_body_def def;         /* as created (shape re-centred) */
+    bool alive;
+    bool check_embedded;       /* remove particles inside it at the next step */
+    uint16_t generation;
+    float position[3];
+    float orientation[4];      /* x, y, z, w */
+    float rotation[3][3];      /* from orientation, body to world */
+    float linear_momentum[3];
+    float angular_momentum[3];
+    float linear_velocity[3];
+    float angular_velocity[3];
+    float force[3], torque[3]; /* gravity and buoyancy of this substep */
+    float input_force[3], input_torque[3]; /* from the input, for every substep of the step */
+    float inv_mass;            /* 0 for kinematic */
+    float inv_inertia_body[3][3];
+    float inv_inertia_world[3][3]; /* R I^-1 R^T */
+    float temperature;
+    float volume;
+    float circumradius;        /* broad phase, solids */
+    float inradius;            /* broad phase, holes */
+} body;
+
+typedef enum wall_poisoning {
+    WALL_POISON_NONE = 0,
+    WALL_POISON_GRID = 1,
+    WALL_POISON_VORTON_HITS = 2,
+} wall_poisoning;
+
 /* ---------------------------------------------------------------- threads */
 typedef struct task_system {
     int worker_count;
@@ -227,6 +265,13 @@ typedef struct eddy_world {
     emitter *emitters;
     int emitter_count, emitter_capacity;
 
+    body *bodies;
+    int body_count, body_capacity;   /* slots, live or dead */
+    eddy_body_id *created_bodies;     /* by the last step's commands */
+    int created_body_count, created_body_capacity;
+    eddy_emitter_id *created_emitters;
+    int created_emitter_count, created_emitter_capacity;
+
     /* grids of the last step */
     grid_shape grid;           /* template: velocity, density, partition */
     bool grid_valid;
@@ -266,6 +311,20 @@ void phase_density(eddy_world *w, float dt);
 void phase_diffuse(eddy_world *w, float dt);
 void phase_advect_vortons(eddy_world *w, float dt);
 void phase_diagnostics(eddy_world *w);
+/* Bodies (bodies.c, collide.c, buoyancy.c). */
+void phase_remove_embedded(eddy_world *w);
+bool phase_collide_tracers(eddy_world *w);   /* false: out of memory */
+bool phase_collide_vortons(eddy_world *w);
+void phase_poison_density_gradient(eddy_world *w);
+void phase_body_forces(eddy_world *w);
+void phase_integrate_bodies(eddy_world *w, float dt);
+eddy_status bodies_validate_commands(eddy_world *w, const eddy_input *in);
+bool bodies_apply_commands(eddy_world *w, const eddy_input *in);  /* false: out of memory */
+bool body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out); /* def validated */
+eddy_status body_def_check(eddy_world *w, const eddy_body_def *def);
+void bodies_free(eddy_world *w);
+void bodies_end_step(eddy_world *w); /* clears input forces */
+void body_receive(body *b, vec3 linear, vec3 angular, float heat);
 
 /* Influence tree (tree.c) and partition (partition.c). */
 bool tree_build(influence_tree *t, task_system *ts, const grid_shape *template_grid,

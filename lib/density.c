@@ -112,6 +112,7 @@ void phase_density(eddy_world *w, float dt) {
     const int points = grid_point_count(g);
     parallel_for(&w->tasks, points, DENSITY_CHUNK, density_chunk, &dj);
     parallel_for(&w->tasks, points, DENSITY_CHUNK, gradient_chunk, &dj);
+    phase_poison_density_gradient(w);
     const eddy_vec3 gv = w->gravity;
     if (gv.x == 0.0f && gv.y == 0.0f && gv.z == 0.0f) return;
     const float k = dt / w->def.ambient_density;

@@ -24,6 +24,8 @@
  *   same bytes in the same order, so the same value, without scratch. */
 #include "core.h"
 
+#include <stdlib.h>
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -299,9 +301,70 @@ static bool particle_components_parallel(eddy_world *w, uint64_t component[EDDY_
     return true;
 }
 
+/* ---------------------------------------------------------------- bodies */
+/* One body record (docs/hash-spec.md §5): live bodies in slot order. */
+static void put_body(le_writer *wr, const body *b, int slot) {
+    put_u32(wr, (uint32_t)slot);
+    put_u32(wr, b->generation);
+    put_u32(wr, (uint32_t)b->def.type);
+    put_u32(wr, (uint32_t)b->def.shape.type);
+    put_u32(wr, b->def.shape.hole ? 1u : 0u);
+    put_u32(wr, (uint32_t)b->def.shape.plane_count);
+    put_f32(wr, b->def.mass);
+    put_f32(wr, b->volume);
+    for (int k = 0; k < 3; ++k) put_f32(wr, b->position[k]);
+    for (int k = 0; k < 4; ++k) put_f32(wr, b->orientation[k]);
+    for (int k = 0; k < 3; ++k) put_f32(wr, b->linear_momentum[k]);
+    for (int k = 0; k < 3; ++k) put_f32(wr, b->angular_momentum[k]);
+    for (int k = 0; k < 3; ++k) put_f32(wr, b->linear_velocity[k]);
+    for (int k = 0; k < 3; ++k) put_f32(wr, b->angular_velocity[k]);
+    put_f32(wr, b->temperature);
+}
+
+/* Block hashes of the live bodies; returns the live count, writes at most
+ * capacity block hashes (blocks of EDDY_HASH_BLOCK_BODIES). */
+static int body_blocks(const eddy_world *w, uint64_t *out, int capacity, int *blocks) {
+    XXH3_state_t state;
+    le_writer wr;
+    int live = 0, block = 0, in_block = 0;
+    for (int s = 0; s < w->body_count; ++s) {
+        const body *b = &w->bodies[s];
+        if (!b->alive) continue;
+        if (in_block == 0) writer_begin(&wr, &state);
+        put_body(&wr, b, s);
+        ++live;
+        if (++in_block == EDDY_HASH_BLOCK_BODIES) {
+            uint64_t h = writer_digest(&wr);
+            if (block < capacity) out[block] = h;
+            ++block;
+            in_block = 0;
+        }
+    }
+    if (in_block > 0) {
+        uint64_t h = writer_digest(&wr);
+        if (block < capacity) out[block] = h;
+        ++block;
+    }
+    *blocks = block;
+    return live;
+}
+
+static uint64_t bodies_component(const eddy_world *w) {
+    int blocks = 0;
+    int live = body_blocks(w, NULL, 0, &blocks);
+    if (live == 0) return component_hash_of_blocks(EDDY_COMPONENT_BODIES, 0, NULL, 0);
+    enum { STACK_BLOCKS = 16 };
+    uint64_t stack[STACK_BLOCKS];
+    uint64_t *hashes = blocks <= STACK_BLOCKS ? stack : malloc((size_t)blocks * sizeof *hashes);
+    if (!hashes) return 0; /* out of memory: see hash-spec §5 */
+    body_blocks(w, hashes, blocks, &blocks);
+    uint64_t h = component_hash_of_blocks(EDDY_COMPONENT_BODIES, (uint64_t)live, hashes, blocks);
+    if (hashes != stack) free(hashes);
+    return h;
+}
+
 static void other_components(const eddy_world *w, uint64_t component[EDDY_COMPONENT_COUNT]) {
-    /* Bodies: reserved, always empty in spec v1 (no bodies exist yet). */
-    component[EDDY_COMPONENT_BODIES] = component_hash_of_blocks(EDDY_COMPONENT_BODIES, 0, NULL, 0);
+    component[EDDY_COMPONENT_BODIES] = bodies_component(w);
     uint64_t globals = globals_block_hash(w);
     component[EDDY_COMPONENT_GLOBALS] = component_hash_of_blocks(EDDY_COMPONENT_GLOBALS, 1, &globals, 1);
 }
@@ -378,8 +441,11 @@ int eddy_world_block_hashes(eddy_world *world, eddy_component component, uint64_
         if (job.blocks[0] > 0) parallel_for(&world->tasks, job.blocks[0], 1, block_job_chunk, &job);
         return blocks;
     }
-    case EDDY_COMPONENT_BODIES:
-        return 0;
+    case EDDY_COMPONENT_BODIES: {
+        int blocks = 0;
+        body_blocks(world, out, capacity, &blocks);
+        return blocks;
+    }
     case EDDY_COMPONENT_GLOBALS:
         if (capacity >= 1) out[0] = globals_block_hash(world);
         return 1;

@@ -15,8 +15,8 @@ bool particles_reserve(particle_array *a, int capacity) {
     int cap = a->capacity < 64 ? 64 : a->capacity;
     while (cap < capacity) cap = cap > (1 << 29) ? capacity : cap * 2;
     float **fields[] = {&a->px, &a->py, &a->pz, &a->vx, &a->vy, &a->vz, &a->drho,
-                        &a->wx, &a->wy, &a->wz};
-    int nfields = a->has_vorticity ? 10 : 7;
+                        &a->wx, &a->wy, &a->wz, &a->hx, &a->hy, &a->hz};
+    int nfields = a->has_vorticity ? 13 : 7;
     for (int f = 0; f < nfields; ++f)
         if (!grow_array((void **)fields[f], cap, sizeof(float))) return false;
     if (!grow_array((void **)&a->birth, cap, sizeof(int32_t))) return false;
@@ -29,6 +29,7 @@ void particles_free(particle_array *a) {
     free(a->vx); free(a->vy); free(a->vz);
     free(a->wx); free(a->wy); free(a->wz);
     free(a->drho); free(a->birth);
+    free(a->hx); free(a->hy); free(a->hz);
     bool hv = a->has_vorticity;
     memset(a, 0, sizeof *a);
     a->has_vorticity = hv;
@@ -38,7 +39,10 @@ void particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32
     int i = a->count++;
     a->px[i] = p.x; a->py[i] = p.y; a->pz[i] = p.z;
     a->vx[i] = v.x; a->vy[i] = v.y; a->vz[i] = v.z;
-    if (a->has_vorticity) { a->wx[i] = w.x; a->wy[i] = w.y; a->wz[i] = w.z; }
+    if (a->has_vorticity) {
+        a->wx[i] = w.x; a->wy[i] = w.y; a->wz[i] = w.z;
+        a->hx[i] = 0.0f; a->hy[i] = 0.0f; a->hz[i] = 0.0f;
+    }
     a->drho[i] = drho;
     a->birth[i] = birth;
 }
@@ -48,9 +52,22 @@ static void copy_particle(particle_array *a, int dst, int src) {
     a->vx[dst] = a->vx[src]; a->vy[dst] = a->vy[src]; a->vz[dst] = a->vz[src];
     if (a->has_vorticity) {
         a->wx[dst] = a->wx[src]; a->wy[dst] = a->wy[src]; a->wz[dst] = a->wz[src];
+        a->hx[dst] = a->hx[src]; a->hy[dst] = a->hy[src]; a->hz[dst] = a->hz[src];
     }
     a->drho[dst] = a->drho[src];
     a->birth[dst] = a->birth[src];
+}
+
+/* Stable removal of the particles for which remove(i) is true. */
+void particles_remove_if(particle_array *a, bool (*remove)(const particle_array *, int, void *),
+                         void *context) {
+    int dst = 0;
+    for (int src = 0; src < a->count; ++src) {
+        if (remove(a, src, context)) continue;
+        if (dst != src) copy_particle(a, dst, src);
+        ++dst;
+    }
+    a->count = dst;
 }
 
 /* Stable removal of particles older than max_age (frame - birth > max_age):

@@ -46,6 +46,13 @@ eddy_world_def eddy_world_def_default(void) {
     d.vorton_max_age = -1;
     d.tracer_max_age = -1;
     d.seed = 1;
+    d.ambient_temperature = 300.0f;
+    d.fluid_specific_heat = 1.0f;
+    d.boundary_thickness = 1.5f;
+    d.shedding_gain = 0.1f;
+    d.spin_gain = 1.0f;
+    d.tracer_restitution = 0.01f;
+    d.wall_poisoning = EDDY_WALL_POISON_GRID;
     d.flush_denormals = true;
     d.hash_every_step = true;
     d.worker_count = 1;
@@ -100,6 +107,22 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
               "tracer_radius must be finite and > 0");
     DEF_CHECK(d->vorton_max_age >= -1, "vorton_max_age must be >= -1 (-1: never)");
     DEF_CHECK(d->tracer_max_age >= -1, "tracer_max_age must be >= -1 (-1: never)");
+    DEF_CHECK(isfinite(d->ambient_temperature) && d->ambient_temperature > 0.0f,
+              "ambient_temperature must be finite and > 0");
+    DEF_CHECK(isfinite(d->fluid_specific_heat) && d->fluid_specific_heat > 0.0f,
+              "fluid_specific_heat must be finite and > 0");
+    DEF_CHECK(isfinite(d->boundary_thickness) && d->boundary_thickness >= 1.0f &&
+                  d->boundary_thickness <= 8.0f,
+              "boundary_thickness must be in [1, 8] vorton radii");
+    DEF_CHECK(isfinite(d->shedding_gain) && d->shedding_gain >= 0.0f && d->shedding_gain <= 1.0f,
+              "shedding_gain must be in [0, 1]");
+    DEF_CHECK(isfinite(d->spin_gain), "spin_gain must be finite");
+    DEF_CHECK(isfinite(d->tracer_restitution) && d->tracer_restitution >= 0.0f &&
+                  d->tracer_restitution <= 1.0f,
+              "tracer_restitution must be in [0, 1]");
+    DEF_CHECK(d->wall_poisoning >= EDDY_WALL_POISON_NONE &&
+                  d->wall_poisoning <= EDDY_WALL_POISON_VORTON_HITS,
+              "wall_poisoning %d is not an eddy_wall_poisoning", (int)d->wall_poisoning);
     DEF_CHECK(d->worker_count >= 1 && d->worker_count <= EDDY_MAX_WORKERS,
               "worker_count must be in [1, %d], got %d", EDDY_MAX_WORKERS, d->worker_count);
     DEF_CHECK((d->enqueue_task == NULL) == (d->finish_task == NULL),
@@ -111,6 +134,7 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
 }
 
 static void world_free(eddy_world *w) {
+    bodies_free(w);
     particles_free(&w->vortons);
     particles_free(&w->tracers);
     free(w->emitters);
@@ -310,6 +334,8 @@ static bool emitter_def_valid(eddy_world *w, const eddy_emitter_def *d) {
     return true;
 }
 
+static bool emitter_add(eddy_world *w, const eddy_emitter_def *d, eddy_emitter_id *out);
+
 eddy_status eddy_world_create_emitter(eddy_world *w, const eddy_emitter_def *d, eddy_emitter_id *out) {
     if (!w || !d || !out) return EDDY_ERROR_INVALID_ARGUMENT;
     *out = (eddy_emitter_id){0, 0};
@@ -318,18 +344,7 @@ eddy_status eddy_world_create_emitter(eddy_world *w, const eddy_emitter_def *d, 
         return EDDY_ERROR_WRONG_STATE;
     }
     if (!emitter_def_valid(w, d)) return EDDY_ERROR_INVALID_DEF;
-    if (w->emitter_count == w->emitter_capacity) {
-        int cap = w->emitter_capacity ? 2 * w->emitter_capacity : 4;
-        if (!grow((void **)&w->emitters, (size_t)cap * sizeof(emitter))) return EDDY_ERROR_OUT_OF_MEMORY;
-        w->emitter_capacity = cap;
-    }
-    emitter *e = &w->emitters[w->emitter_count];
-    memset(e, 0, sizeof *e);
-    e->def = *d;
-    e->alive = true;
-    e->generation = 1;
-    out->index1 = ++w->emitter_count;
-    out->generation = e->generation;
+    if (!emitter_add(w, d, out)) return EDDY_ERROR_OUT_OF_MEMORY;
     w->hash_valid = false;
     return EDDY_OK;
 }
@@ -360,13 +375,18 @@ static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
     }
     for (int k = 0; k < in->emitter_command_count; ++k) {
         const eddy_emitter_command *c = &in->emitter_commands[k];
+        if (c->type == EDDY_EMITTER_CREATE) {
+            if (!emitter_def_valid(w, &c->def)) return EDDY_ERROR_INVALID_DEF;
+            continue;
+        }
         if (!emitter_get(w, c->emitter)) {
             world_set_error(w, "emitter command %d names a stale or unknown emitter", k);
             return EDDY_ERROR_NOT_FOUND;
         }
         bool ok = true;
         switch (c->type) {
-        case EDDY_EMITTER_ENABLE: case EDDY_EMITTER_DISABLE: break;
+        case EDDY_EMITTER_ENABLE: case EDDY_EMITTER_DISABLE: case EDDY_EMITTER_DESTROY:
+        case EDDY_EMITTER_CREATE: break;
         case EDDY_EMITTER_SET_RATES:
             ok = c->vorton_rate >= 0.0f && c->vorton_rate <= 1.0e6f && c->tracer_rate >= 0.0f &&
                  c->tracer_rate <= 1.0e7f;
@@ -383,15 +403,64 @@ static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
     }
-    return EDDY_OK;
+    return bodies_validate_commands(w, in);
 }
 
-static void input_apply(eddy_world *w, const eddy_input *in) {
+/* Lowest free emitter slot (or a new one); false: out of memory. */
+static bool emitter_slot(eddy_world *w, int *slot) {
+    for (int e = 0; e < w->emitter_count; ++e)
+        if (!w->emitters[e].alive) {
+            *slot = e;
+            return true;
+        }
+    if (w->emitter_count == w->emitter_capacity) {
+        int cap = w->emitter_capacity ? 2 * w->emitter_capacity : 4;
+        if (!grow((void **)&w->emitters, (size_t)cap * sizeof(emitter))) return false;
+        w->emitter_capacity = cap;
+    }
+    *slot = w->emitter_count++;
+    memset(&w->emitters[*slot], 0, sizeof(emitter));
+    return true;
+}
+
+static bool emitter_add(eddy_world *w, const eddy_emitter_def *d, eddy_emitter_id *out) {
+    int slot;
+    if (!emitter_slot(w, &slot)) return false;
+    emitter *e = &w->emitters[slot];
+    uint16_t generation = (uint16_t)(e->generation + 1u);
+    if (generation == 0) generation = 1;
+    memset(e, 0, sizeof *e);
+    e->def = *d;
+    e->alive = true;
+    e->generation = generation;
+    *out = (eddy_emitter_id){slot + 1, generation};
+    return true;
+}
+
+static bool push_created_emitter(eddy_world *w, eddy_emitter_id id) {
+    if (w->created_emitter_count == w->created_emitter_capacity) {
+        int cap = w->created_emitter_capacity ? 2 * w->created_emitter_capacity : 4;
+        if (!grow((void **)&w->created_emitters, (size_t)cap * sizeof(eddy_emitter_id)))
+            return false;
+        w->created_emitter_capacity = cap;
+    }
+    w->created_emitters[w->created_emitter_count++] = id;
+    return true;
+}
+
+static bool input_apply(eddy_world *w, const eddy_input *in) {
     if (in->flags & EDDY_INPUT_SET_GRAVITY) w->gravity = in->gravity;
     if (in->flags & EDDY_INPUT_SET_WIND) w->wind = in->wind;
+    w->created_emitter_count = 0;
     for (int k = 0; k < in->emitter_command_count; ++k) {
         const eddy_emitter_command *c = &in->emitter_commands[k];
+        if (c->type == EDDY_EMITTER_CREATE) {
+            eddy_emitter_id id;
+            if (!emitter_add(w, &c->def, &id) || !push_created_emitter(w, id)) return false;
+            continue;
+        }
         emitter *e = emitter_get(w, c->emitter);
+        if (!e) continue; /* destroyed by an earlier command of this input */
         switch (c->type) {
         case EDDY_EMITTER_ENABLE: e->def.enabled = true; break;
         case EDDY_EMITTER_DISABLE: e->def.enabled = false; break;
@@ -404,8 +473,11 @@ static void input_apply(eddy_world *w, const eddy_input *in) {
             e->pending_tracers += c->tracer_count;
             break;
         case EDDY_EMITTER_MOVE: e->def.position = c->position; break;
+        case EDDY_EMITTER_DESTROY: e->alive = false; break;
+        case EDDY_EMITTER_CREATE: break;
         }
     }
+    return bodies_apply_commands(w, in);
 }
 
 /* ---------------------------------------------------------------- step */
@@ -434,6 +506,8 @@ static bool substep(eddy_world *w, float dt, bool first) {
         PHASE(w, EDDY_PHASE_KILL_EMIT, phase_kill_by_age(w, &w->vortons, w->def.vorton_max_age));
     }
     PHASE(w, EDDY_PHASE_ADVECT_TRACERS, phase_advect_tracers(w, dt));
+    PHASE(w, EDDY_PHASE_COLLIDE_TRACERS, ok = phase_collide_tracers(w));
+    if (!ok) return false;
     PHASE(w, EDDY_PHASE_KILL_EMIT, ok = phase_emit(w) && scratch_reserve(w, w->vortons.count));
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_TREE_BUILD, ok = phase_build_grid(w));
@@ -443,6 +517,9 @@ static bool substep(eddy_world *w, float dt, bool first) {
     PHASE(w, EDDY_PHASE_DENSITY, phase_density(w, dt));
     PHASE(w, EDDY_PHASE_DIFFUSION, phase_diffuse(w, dt));
     PHASE(w, EDDY_PHASE_ADVECT_VORTONS, phase_advect_vortons(w, dt));
+    PHASE(w, EDDY_PHASE_COLLIDE_VORTONS, ok = phase_collide_vortons(w));
+    if (!ok) return false;
+    PHASE(w, EDDY_PHASE_BODIES, phase_body_forces(w); phase_integrate_bodies(w, dt));
     return true;
 }
 
@@ -459,10 +536,12 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
     fpenv_set(w->tasks.fp_canonical);
     memset(&w->profile, 0, sizeof w->profile);
 
-    PHASE(w, EDDY_PHASE_INPUT, input_apply(w, in));
-    const float dt = w->def.dt / (float)w->def.substeps;
     bool ok = true;
+    PHASE(w, EDDY_PHASE_INPUT, ok = input_apply(w, in));
+    PHASE(w, EDDY_PHASE_INPUT, phase_remove_embedded(w));
+    const float dt = w->def.dt / (float)w->def.substeps;
     for (int k = 0; k < w->def.substeps && ok; ++k) ok = substep(w, dt, k == 0);
+    bodies_end_step(w); /* input forces act for the whole step, every substep */
     if (ok) {
         PHASE(w, EDDY_PHASE_DIAGNOSTICS, phase_diagnostics(w));
         w->frame += 1;

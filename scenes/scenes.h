@@ -24,6 +24,7 @@ enum { EDDY_SCENE_MAX_COMMANDS = 16 };
 typedef struct eddy_scene_input {
     eddy_input input;
     eddy_emitter_command emitter_commands[EDDY_SCENE_MAX_COMMANDS];
+    eddy_body_command body_commands[EDDY_SCENE_MAX_COMMANDS];
 } eddy_scene_input;
 
 int eddy_scene_count(void);

@@ -13,6 +13,7 @@
 #include "types.h"
 #include "hash.h"
 #include "math_functions.h"
+#include "shape.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +47,20 @@ EDDY_API eddy_status eddy_world_add_tracers(eddy_world *world, const eddy_tracer
 EDDY_API eddy_status eddy_world_create_emitter(eddy_world *world, const eddy_emitter_def *def,
                                                eddy_emitter_id *out);
 EDDY_API eddy_emitter_def eddy_emitter_def_default(void);
+
+/* Bodies may be created before the first step; later through the input. */
+EDDY_API eddy_body_def eddy_body_def_default(void);
+EDDY_API eddy_status eddy_world_create_body(eddy_world *world, const eddy_body_def *def,
+                                            eddy_body_id *out);
+EDDY_API int eddy_world_body_count(const eddy_world *world);   /* live bodies */
+/* Live bodies in id order; returns the number written (<= capacity). */
+EDDY_API int eddy_world_get_body_ids(const eddy_world *world, eddy_body_id *out, int capacity);
+EDDY_API eddy_status eddy_world_get_body(const eddy_world *world, eddy_body_id id,
+                                         eddy_body_state *out);
+/* Ids created by EDDY_BODY_CREATE / EDDY_EMITTER_CREATE commands of the last
+ * step, in command order; return the number written (<= capacity). */
+EDDY_API int eddy_world_created_bodies(const eddy_world *world, eddy_body_id *out, int capacity);
+EDDY_API int eddy_world_created_emitters(const eddy_world *world, eddy_emitter_id *out, int capacity);
 
 /* Advance one fixed step. input may be NULL (no change). On an invalid input
  * nothing is changed and the status says why. */

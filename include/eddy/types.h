@@ -28,6 +28,15 @@ enum {
     EDDY_MUTATION_SKIP_WORKER_FP_MODE = 1u << 1,        /* leave workers' FP mode alone */
 };
 
+typedef enum eddy_wall_poisoning {
+    EDDY_WALL_POISON_NONE = 0,
+    /* every grid point near a wall removes the wall-normal component of the
+     * density gradient (default; each point owns its update) */
+    EDDY_WALL_POISON_GRID = 1,
+    /* grid corners of cells holding vortons that hit a wall last step */
+    EDDY_WALL_POISON_VORTON_HITS = 2,
+} eddy_wall_poisoning;
+
 typedef struct eddy_world_def {
     /* time */
     float dt;                 /* fixed step, seconds (default 1/30) */
@@ -48,6 +57,14 @@ typedef struct eddy_world_def {
     int vorton_max_age;       /* frames; -1 = never killed by age (default -1) */
     int tracer_max_age;       /* frames; -1 = never (default -1) */
     uint64_t seed;            /* PRNG seed for emitters (default 1) */
+    /* fluid-body coupling */
+    float ambient_temperature;  /* T0, K (default 300); fluid T = T0 rho0 / rho */
+    float fluid_specific_heat;  /* per unit mass (default 1) */
+    float boundary_thickness;   /* vorton collision shell, in vorton radii (default 1.5) */
+    float shedding_gain;        /* vorticity relaxation toward no-slip per step (default 0.1) */
+    float spin_gain;            /* weight of the body's spin vorticity 2 omega_b (default 1) */
+    float tracer_restitution;   /* normal restitution of tracers at walls (default 0.01) */
+    eddy_wall_poisoning wall_poisoning;
     /* floating point: flush denormals (FTZ+DAZ / FPCR.FZ) while stepping (default true) */
     bool flush_denormals;
     /* hash the state at the end of every step (default true) */
@@ -63,6 +80,75 @@ typedef struct eddy_world_def {
     uint32_t test_mutations;  /* EDDY_MUTATION_*; test-only, 0 in games */
     int internal_value;       /* set by eddy_world_def_default; do not touch */
 } eddy_world_def;
+
+typedef struct eddy_quat {
+    float x, y, z, w;  /* unit quaternion, w the scalar part */
+} eddy_quat;
+
+/* ------------------------------------------------------------ shapes */
+typedef enum eddy_shape_type {
+    EDDY_SHAPE_SPHERE = 0,
+    EDDY_SHAPE_POLYTOPE = 1,  /* convex, from planes (H-representation) */
+} eddy_shape_type;
+
+/* Plane n.x = offset in the body frame, n a unit outward normal. */
+typedef struct eddy_plane {
+    eddy_vec3 normal;
+    float offset;
+} eddy_plane;
+
+enum { EDDY_MAX_PLANES = 32 };
+
+/* A collision shape. hole = true turns a polytope inside out: a container
+ * whose inside is fluid and whose outside is solid (parity -1). */
+typedef struct eddy_shape {
+    eddy_shape_type type;
+    float radius;          /* sphere */
+    int plane_count;       /* polytope */
+    eddy_plane planes[EDDY_MAX_PLANES];
+    bool hole;
+} eddy_shape;
+
+/* ------------------------------------------------------------ bodies */
+typedef enum eddy_body_type {
+    EDDY_BODY_DYNAMIC = 0,    /* moved by forces, fluid and gravity */
+    EDDY_BODY_KINEMATIC = 1,  /* pose and velocity come from the input each frame */
+} eddy_body_type;
+
+typedef struct eddy_body_def {
+    eddy_body_type type;
+    eddy_shape shape;          /* body frame: origin at the centre of mass */
+    eddy_vec3 position;
+    eddy_quat orientation;
+    eddy_vec3 linear_velocity;
+    eddy_vec3 angular_velocity;
+    float mass;                /* > 0 */
+    float temperature;         /* K (default 300) */
+    float heat_capacity;       /* J/K, > 0 (default 1e5) */
+    float thermal_conductivity;/* fluid-body heat exchange (default 500) */
+    bool gravity;              /* world gravity and fluid buoyancy act (default true) */
+    int internal_value;        /* set by eddy_body_def_default */
+} eddy_body_def;
+
+/* Generation-checked handle; index1 == 0 means null. */
+typedef struct eddy_body_id {
+    int32_t index1;   /* slot + 1 */
+    uint16_t generation;
+} eddy_body_id;
+
+/* A body's state as seen through the API. */
+typedef struct eddy_body_state {
+    eddy_body_type type;
+    eddy_vec3 position;
+    eddy_quat orientation;
+    eddy_vec3 linear_velocity;
+    eddy_vec3 angular_velocity;
+    eddy_vec3 linear_momentum;
+    eddy_vec3 angular_momentum;
+    float mass;
+    float volume;
+    float temperature;
+} eddy_body_state;
 
 /* A vorton as seen through the API. Vorticity is omega (not omega/2). */
 typedef struct eddy_vorton {
@@ -104,6 +190,8 @@ typedef enum eddy_emitter_command_type {
     EDDY_EMITTER_SET_RATES = 3,  /* vorton_rate, tracer_rate */
     EDDY_EMITTER_BURST = 4,      /* emit count vortons and count2 tracers now */
     EDDY_EMITTER_MOVE = 5,       /* position */
+    EDDY_EMITTER_CREATE = 6,     /* def; the id is reported by eddy_world_created_emitters */
+    EDDY_EMITTER_DESTROY = 7,
 } eddy_emitter_command_type;
 
 typedef struct eddy_emitter_command {
@@ -112,7 +200,30 @@ typedef struct eddy_emitter_command {
     eddy_vec3 position;
     float vorton_rate, tracer_rate;
     int32_t vorton_count, tracer_count;
+    eddy_emitter_def def;        /* EDDY_EMITTER_CREATE */
 } eddy_emitter_command;
+
+typedef enum eddy_body_command_type {
+    EDDY_BODY_CREATE = 1,        /* def; the id is reported by eddy_world_created_bodies */
+    EDDY_BODY_DESTROY = 2,
+    EDDY_BODY_FORCE = 3,         /* vector (N) through the centre of mass, for this step */
+    EDDY_BODY_TORQUE = 4,        /* vector (N m), for this step */
+    EDDY_BODY_IMPULSE = 5,       /* vector (N s) at world point `point` */
+    EDDY_BODY_ANGULAR_IMPULSE = 6, /* vector (N m s) */
+    EDDY_BODY_SET_KINEMATIC = 7, /* kinematic bodies: position, orientation, velocities */
+} eddy_body_command_type;
+
+typedef struct eddy_body_command {
+    eddy_body_id body;
+    eddy_body_command_type type;
+    eddy_vec3 vector;
+    eddy_vec3 point;
+    eddy_vec3 position;
+    eddy_quat orientation;
+    eddy_vec3 linear_velocity;
+    eddy_vec3 angular_velocity;
+    eddy_body_def def;           /* EDDY_BODY_CREATE */
+} eddy_body_command;
 
 enum {
     EDDY_INPUT_SET_GRAVITY = 1u << 0,
@@ -126,6 +237,8 @@ typedef struct eddy_input {
     eddy_vec3 wind;
     const eddy_emitter_command *emitter_commands;
     int emitter_command_count;
+    const eddy_body_command *body_commands;
+    int body_command_count;
 } eddy_input;
 
 /* Step phases, in the order the step runs them. */
@@ -139,6 +252,9 @@ typedef enum eddy_phase {
     EDDY_PHASE_DENSITY,          /* rho' to grid, gradient, baroclinic */
     EDDY_PHASE_DIFFUSION,        /* PSE of vorticity and rho' */
     EDDY_PHASE_ADVECT_VORTONS,
+    EDDY_PHASE_COLLIDE_TRACERS,  /* fluid-body boundary conditions, tracers */
+    EDDY_PHASE_COLLIDE_VORTONS,  /* fluid-body boundary conditions, vortons */
+    EDDY_PHASE_BODIES,           /* buoyancy and rigid-body integration */
     EDDY_PHASE_DIAGNOSTICS,      /* conserved quantities by fixed reduction */
     EDDY_PHASE_HASH,
     EDDY_PHASE_COUNT

@@ -1,0 +1,150 @@
+/* Gravity and buoyancy on bodies (Part 9), and wall poisoning of the density
+ * gradient (Part 14, D11).
+ *
+ * Buoyancy: the fluid density around a body is sampled from this step's rho'
+ * grid at five points along gravity over the body's extent (centre, +-h/2,
+ * +-h, h the half-extent along g); samples outside the grid read the ambient
+ * fluid (rho' = 0). With rho_bar = rho0 + mean(rho'), a dynamic body with
+ * gravity on feels F = (m - rho_bar V) g: denser bodies sink, lighter ones
+ * rise, a neutral one floats at the level where the fluid matches it.
+ * Containers feel gravity only.
+ *
+ * Wall poisoning: near walls the gridded density has gradients across the
+ * wall that would spin up spurious baroclinic vorticity. Grid variant
+ * (default): every grid point within 1.2 vorton radii of a wall removes the
+ * wall-normal component of its gradient (each point owns its update). Vorton
+ * variant: every grid point removes the normals of the wall hits recorded last
+ * step by the vortons of its 8 adjacent cells, in ascending vorton index (a
+ * gather, never a compare-and-swap float add). */
+#include "core.h"
+#include "geometry.h"
+#include "vmath.h"
+
+enum { POISON_CHUNK = 256 };
+
+static float sample_rho(const eddy_world *w, vec3 p) {
+    if (!w->grid_valid) return 0.0f;
+    const grid_shape *g = &w->grid;
+    const float q[3] = {p.x, p.y, p.z};
+    for (int a = 0; a < 3; ++a)
+        if (!(q[a] >= g->min[a] && q[a] <= g->min[a] + (float)g->cells[a] * g->spacing[a]))
+            return 0.0f;
+    return grid_interp_float(g, w->density, p.x, p.y, p.z);
+}
+
+/* Half extent of the body along unit direction u. */
+static float extent_along(const body *b, vec3 u) {
+    if (b->def.shape.type == EDDY_SHAPE_SPHERE) return b->def.shape.radius;
+    mat3 r;
+    memcpy(r.m, b->rotation, sizeof r.m);
+    const vec3 ub = m3_tmul_v(&r, u);
+    eddy_vec3 verts[256];
+    int n = eddy_shape_vertices(&b->def.shape, verts, 256);
+    if (n > 256) n = 256;
+    float h = 0.0f;
+    for (int k = 0; k < n; ++k) {
+        float s = verts[k].x * ub.x + verts[k].y * ub.y + verts[k].z * ub.z;
+        s = s < 0.0f ? -s : s;
+        h = fmax_det(h, s);
+    }
+    return h;
+}
+
+void phase_body_forces(eddy_world *w) {
+    const vec3 g = {w->gravity.x, w->gravity.y, w->gravity.z};
+    const vec3 gu = v3_normalize(g);
+    for (int s = 0; s < w->body_count; ++s) {
+        body *b = &w->bodies[s];
+        if (!b->alive || b->def.type != EDDY_BODY_DYNAMIC || !b->def.gravity) continue;
+        float displaced = 0.0f;
+        if (!b->def.shape.hole) {
+            const vec3 c = {b->position[0], b->position[1], b->position[2]};
+            const float h = extent_along(b, gu);
+            const float offsets[5] = {-1.0f, -0.5f, 0.0f, 0.5f, 1.0f};
+            float sum = 0.0f;
+            for (int k = 0; k < 5; ++k) sum += sample_rho(w, v3_add(c, v3_scale(gu, offsets[k] * h)));
+            displaced = (w->def.ambient_density + sum * 0.2f) * b->volume;
+        }
+        const vec3 f = v3_scale(g, b->def.mass - displaced);
+        b->force[0] += f.x;
+        b->force[1] += f.y;
+        b->force[2] += f.z;
+    }
+}
+
+/* ---------------------------------------------------------------- poisoning */
+static vec3 remove_component(vec3 v, vec3 n) { return v3_sub(v, v3_scale(n, v3_dot(v, n))); }
+
+static vec3 poison_by_body(const body *b, vec3 p, vec3 grad, float reach) {
+    const vec3 c = {b->position[0], b->position[1], b->position[2]};
+    const vec3 d = v3_sub(p, c);
+    const float d2 = v3_dot(d, d);
+    const eddy_shape *sh = &b->def.shape;
+    if (sh->type == EDDY_SHAPE_SPHERE) {
+        const float lim = sh->radius + reach;
+        return d2 < lim * lim ? remove_component(grad, v3_normalize(d)) : grad;
+    }
+    if (!sh->hole && !(d2 < (b->circumradius + reach) * (b->circumradius + reach))) return grad;
+    if (sh->hole) {
+        const float inner = b->inradius - reach;
+        if (inner > 0.0f && !(d2 > inner * inner)) return grad;
+    }
+    mat3 r;
+    memcpy(r.m, b->rotation, sizeof r.m);
+    const vec3 q = m3_tmul_v(&r, d);
+    int plane = 0;
+    const float dist = polytope_contact_distance(sh, q, &plane);
+    if (!(dist < reach)) return grad;
+    vec3 nb;
+    polytope_contact_point(sh, q, plane, dist, &nb);
+    return remove_component(grad, m3_mul_v(&r, nb));
+}
+
+static vec3 poison_by_hits(const eddy_world *w, const int pt[3], vec3 grad) {
+    const grid_shape *g = &w->grid;
+    const particle_array *v = &w->vortons;
+    for (int ck = pt[2] - 1; ck <= pt[2]; ++ck) {
+        if (ck < 0 || ck >= g->cells[2]) continue;
+        for (int cj = pt[1] - 1; cj <= pt[1]; ++cj) {
+            if (cj < 0 || cj >= g->cells[1]) continue;
+            for (int ci = pt[0] - 1; ci <= pt[0]; ++ci) {
+                if (ci < 0 || ci >= g->cells[0]) continue;
+                const int c = ci + g->cells[0] * (cj + g->cells[1] * ck);
+                for (int n = w->part.cell_start[c]; n < w->part.cell_start[c + 1]; ++n) {
+                    const int i = w->part.sorted_index[n];
+                    const vec3 hit = {v->hx[i], v->hy[i], v->hz[i]};
+                    if (hit.x != 0.0f || hit.y != 0.0f || hit.z != 0.0f)
+                        grad = remove_component(grad, hit);
+                }
+            }
+        }
+    }
+    return grad;
+}
+
+static void poison_chunk(int chunk, int begin, int end, void *context) {
+    eddy_world *w = context;
+    const grid_shape *g = &w->grid;
+    const int nx = g->points[0], ny = g->points[1];
+    const float reach = 1.2f * w->def.vorton_radius;
+    for (int p = begin; p < end; ++p) {
+        const int pt[3] = {p % nx, (p / nx) % ny, p / (nx * ny)};
+        vec3 grad = w->density_gradient[p];
+        if (w->def.wall_poisoning == EDDY_WALL_POISON_VORTON_HITS) {
+            grad = poison_by_hits(w, pt, grad);
+        } else {
+            const vec3 q = {g->min[0] + (float)pt[0] * g->spacing[0],
+                            g->min[1] + (float)pt[1] * g->spacing[1],
+                            g->min[2] + (float)pt[2] * g->spacing[2]};
+            for (int s = 0; s < w->body_count; ++s)
+                if (w->bodies[s].alive) grad = poison_by_body(&w->bodies[s], q, grad, reach);
+        }
+        w->density_gradient[p] = grad;
+    }
+}
+
+void phase_poison_density_gradient(eddy_world *w) {
+    if (!w->grid_valid || w->def.wall_poisoning == EDDY_WALL_POISON_NONE) return;
+    if (w->def.wall_poisoning == EDDY_WALL_POISON_GRID && eddy_world_body_count(w) == 0) return;
+    parallel_for(&w->tasks, grid_point_count(&w->grid), POISON_CHUNK, poison_chunk, w);
+}

@@ -1,0 +1,299 @@
+/* Fluid-body boundary conditions (D10), per body in id order.
+ *
+ * Tracers (they carry the linear momentum exchange, as in the original): a
+ * tracer found inside a body or closer to a wall than its radius is put back
+ * on the fluid side of the contact point, and if it moves into the wall its
+ * normal relative velocity is reflected with restitution e:
+ *     v' = v - (1 + e) ((v - v_b(C)) . n) n,   v_b(C) = v_b + w_b x (C - x_b).
+ * The body receives the momentum the tracer lost, j = m_t (v - v'), and the
+ * angular impulse (C - x_b) x j about its centre of mass.
+ *
+ * Vortons (they carry the angular momentum exchange): a vorton within
+ * boundary_thickness radii of a wall is placed at least one radius off the
+ * wall along the contact normal, and its vorticity relaxes (shedding_gain)
+ * toward the vorticity that cancels the slip at the contact point,
+ *     w1 = (3 |rho| / r^3) (dv x rho),   rho = C - x,   dv = u - v_b(C),
+ * (exactly: the kernel of w1 induces -dv_tangential at C) plus
+ * spin_gain * 2 w_b, the vorticity of fluid turning with the body. A vorton
+ * is a ball of radius r turning at w/2, so its spin angular momentum is
+ * L = (2/5) m r^2 w/2 = m r^2 w / 5; the body receives -dL (total angular
+ * momentum body + sum of vorton spins is conserved by every collision). Heat:
+ * the vorton's temperature T = T0 rho0 / rho relaxes toward the body's; the
+ * body loses the heat the fluid gains.
+ *
+ * Containers (holes) re-process a particle up to 5 times so that corners are
+ * resolved one wall at a time.
+ *
+ * Determinism: particles are split into fixed chunks; each chunk writes its
+ * own particles and its own partial impulse; partials are combined by the
+ * fixed reduction tree, then applied to the body before the next body runs. */
+#include "core.h"
+#include "geometry.h"
+#include "vmath.h"
+
+enum { COLLIDE_CHUNK = 2048, HOLE_PASSES = 5 };
+
+typedef struct impulse {
+    double linear[3], angular[3], heat;
+} impulse;
+
+typedef struct pose {
+    vec3 x, v, w;
+    mat3 r;
+    float radius;      /* sphere radius */
+    float circum, in;  /* broad-phase radii */
+    const eddy_shape *shape;
+    bool sphere, hole;
+    float temperature, conductivity;
+} pose;
+
+typedef struct collide_job {
+    eddy_world *w;
+    const pose *b;
+    impulse *partials;
+} collide_job;
+
+typedef struct contact {
+    vec3 c;       /* contact point, world */
+    vec3 n;       /* normal into the fluid, world */
+    float dist;   /* signed distance of the particle centre from the wall */
+} contact;
+
+static pose pose_of(const body *b) {
+    pose p;
+    p.x = (vec3){b->position[0], b->position[1], b->position[2]};
+    p.v = (vec3){b->linear_velocity[0], b->linear_velocity[1], b->linear_velocity[2]};
+    p.w = (vec3){b->angular_velocity[0], b->angular_velocity[1], b->angular_velocity[2]};
+    memcpy(p.r.m, b->rotation, sizeof p.r.m);
+    p.shape = &b->def.shape;
+    p.sphere = b->def.shape.type == EDDY_SHAPE_SPHERE;
+    p.hole = !p.sphere && b->def.shape.hole;
+    p.radius = b->def.shape.radius;
+    p.circum = b->circumradius;
+    p.in = b->inradius;
+    p.temperature = b->temperature;
+    p.conductivity = b->def.thermal_conductivity;
+    return p;
+}
+
+/* Broad phase: can a particle at x be within `reach` of the walls? */
+static bool near_body(const pose *b, vec3 x, float reach) {
+    const vec3 d = v3_sub(x, b->x);
+    const float d2 = v3_dot(d, d);
+    if (b->sphere) return d2 < (b->radius + reach) * (b->radius + reach);
+    if (!b->hole) return d2 < (b->circum + reach) * (b->circum + reach);
+    const float inner = b->in - reach;
+    return inner <= 0.0f || d2 > inner * inner;
+}
+
+static contact sphere_contact(const pose *b, vec3 x) {
+    const vec3 d = v3_sub(x, b->x);
+    const float len = v3_length(d);
+    contact k;
+    k.n = len > 0.0f ? v3_scale(d, 1.0f / len) : (vec3){0.0f, 0.0f, 1.0f};
+    k.c = v3_add(b->x, v3_scale(k.n, b->radius));
+    k.dist = len - b->radius;
+    return k;
+}
+
+static contact polytope_contact(const pose *b, vec3 x, const vec3 *velocity) {
+    const vec3 q = m3_tmul_v(&b->r, v3_sub(x, b->x));
+    int plane = 0;
+    float dist;
+    if (velocity) {
+        const vec3 vq = m3_tmul_v(&b->r, v3_sub(*velocity, b->v));
+        dist = polytope_collision_distance(b->shape, q, vq, &plane);
+    } else {
+        dist = polytope_contact_distance(b->shape, q, &plane);
+    }
+    contact k;
+    k.dist = dist;
+    if (!(dist < EDDY_FLT_MAX)) {
+        k.c = x;
+        k.n = (vec3){0.0f, 0.0f, 1.0f};
+        return k;
+    }
+    vec3 nb;
+    const vec3 cb = polytope_contact_point(b->shape, q, plane, dist, &nb);
+    k.c = v3_add(b->x, m3_mul_v(&b->r, cb));
+    k.n = m3_mul_v(&b->r, nb);
+    return k;
+}
+
+static vec3 surface_velocity(const pose *b, vec3 c) {
+    return v3_add(b->v, v3_cross(b->w, v3_sub(c, b->x)));
+}
+
+/* ---------------------------------------------------------------- tracers */
+static void tracer_chunk(int chunk, int begin, int end, void *context) {
+    const collide_job *job = context;
+    const pose *b = job->b;
+    particle_array *a = &job->w->tracers;
+    const eddy_world_def *d = &job->w->def;
+    const float r = d->tracer_radius, rho0 = d->ambient_density;
+    const float volume = (4.0f / 3.0f) * EDDY_PI * r * r * r;
+    const float bounce = 1.0f + d->tracer_restitution;
+    const int passes = b->hole ? HOLE_PASSES : 1;
+    impulse acc = {{0}, {0}, 0};
+    for (int i = begin; i < end; ++i) {
+        vec3 x = {a->px[i], a->py[i], a->pz[i]};
+        if (!near_body(b, x, r)) continue;
+        vec3 v = {a->vx[i], a->vy[i], a->vz[i]};
+        const float m = (rho0 + a->drho[i]) * volume;
+        for (int pass = 0; pass < passes; ++pass) {
+            const contact k = b->sphere ? sphere_contact(b, x) : polytope_contact(b, x, &v);
+            if (!(k.dist < r)) break;
+            const float s = v3_dot(v3_sub(v, surface_velocity(b, k.c)), k.n);
+            const vec3 v_new = s < 0.0f ? v3_sub(v, v3_scale(k.n, bounce * s)) : v;
+            const vec3 j = v3_scale(v3_sub(v, v_new), m);
+            const vec3 arm = v3_sub(k.c, b->x);
+            const vec3 t = v3_cross(arm, j);
+            acc.linear[0] += (double)j.x; acc.linear[1] += (double)j.y; acc.linear[2] += (double)j.z;
+            acc.angular[0] += (double)t.x; acc.angular[1] += (double)t.y; acc.angular[2] += (double)t.z;
+            x = v3_add(k.c, v3_scale(k.n, r * (1.0f + 1.0e-4f)));
+            v = v_new;
+        }
+        a->px[i] = x.x; a->py[i] = x.y; a->pz[i] = x.z;
+        a->vx[i] = v.x; a->vy[i] = v.y; a->vz[i] = v.z;
+    }
+    job->partials[chunk] = acc;
+}
+
+/* ---------------------------------------------------------------- vortons */
+typedef struct vorton_rules {
+    float r, reach, rho0, t0, volume, spin, shed, heat_gain, cf;
+} vorton_rules;
+
+static vorton_rules rules_of(const eddy_world *w, const pose *b) {
+    const eddy_world_def *d = &w->def;
+    vorton_rules k;
+    k.r = d->vorton_radius;
+    k.reach = d->boundary_thickness * k.r;
+    k.rho0 = d->ambient_density;
+    k.t0 = d->ambient_temperature;
+    k.volume = (4.0f / 3.0f) * EDDY_PI * k.r * k.r * k.r;
+    k.spin = 2.0f * d->spin_gain;
+    k.shed = d->shedding_gain;
+    k.cf = d->fluid_specific_heat;
+    float g = b->conductivity * k.r * 0.03f * k.cf;
+    k.heat_gain = g < 0.5f ? g : 0.5f;
+    return k;
+}
+
+/* One vorton against one wall contact; returns the impulse share. */
+static void vorton_hit(const vorton_rules *k, const pose *b, const contact *c, particle_array *a,
+                       int i, vec3 *x, impulse *acc) {
+    const vec3 u = {a->vx[i], a->vy[i], a->vz[i]};
+    const vec3 slip = v3_sub(u, surface_velocity(b, c->c));
+    const float off = (c->dist > k->r ? c->dist : k->r) * (1.0f + 1.0e-4f);
+    *x = v3_add(c->c, v3_scale(c->n, off));
+    const vec3 rho = v3_sub(c->c, *x);
+    const float scale = 3.0f * v3_length(rho) / (k->r * k->r * k->r);
+    const vec3 w1 = v3_add(v3_scale(v3_cross(slip, rho), scale), v3_scale(b->w, k->spin));
+    const vec3 w_old = {a->wx[i], a->wy[i], a->wz[i]};
+    const vec3 w_new = v3_add(w_old, v3_scale(v3_sub(w1, w_old), k->shed));
+    /* heat: T = T0 rho0 / (rho0 + rho') */
+    const float rho_old = k->rho0 + a->drho[i];
+    const float t_old = k->t0 * k->rho0 / rho_old;
+    const float t_new = t_old + k->heat_gain * (b->temperature - t_old);
+    const float rho_new = k->t0 * k->rho0 / t_new;
+    const float m = rho_new * k->volume;
+    acc->heat -= (double)(m * k->cf * (t_new - t_old));
+    const vec3 dl = v3_scale(v3_sub(w_old, w_new), 0.2f * m * k->r * k->r);
+    acc->angular[0] += (double)dl.x; acc->angular[1] += (double)dl.y; acc->angular[2] += (double)dl.z;
+    a->drho[i] = rho_new - k->rho0;
+    a->wx[i] = w_new.x; a->wy[i] = w_new.y; a->wz[i] = w_new.z;
+    a->hx[i] = c->n.x; a->hy[i] = c->n.y; a->hz[i] = c->n.z;
+}
+
+static void vorton_chunk(int chunk, int begin, int end, void *context) {
+    const collide_job *job = context;
+    const pose *b = job->b;
+    particle_array *a = &job->w->vortons;
+    const vorton_rules k = rules_of(job->w, b);
+    const int passes = b->hole ? HOLE_PASSES : 1;
+    impulse acc = {{0}, {0}, 0};
+    for (int i = begin; i < end; ++i) {
+        vec3 x = {a->px[i], a->py[i], a->pz[i]};
+        if (!near_body(b, x, k.reach)) continue;
+        for (int pass = 0; pass < passes; ++pass) {
+            const contact c = b->sphere ? sphere_contact(b, x) : polytope_contact(b, x, NULL);
+            if (!(c.dist < k.reach)) break;
+            vorton_hit(&k, b, &c, a, i, &x, &acc);
+            if (!(c.dist < k.r)) break; /* only true contacts are re-processed */
+        }
+        a->px[i] = x.x; a->py[i] = x.y; a->pz[i] = x.z;
+    }
+    job->partials[chunk] = acc;
+}
+
+/* ---------------------------------------------------------------- driver */
+static void combine_impulse(void *dst, const void *src) {
+    impulse *a = dst;
+    const impulse *b = src;
+    for (int k = 0; k < 3; ++k) {
+        a->linear[k] += b->linear[k];
+        a->angular[k] += b->angular[k];
+    }
+    a->heat += b->heat;
+}
+
+static bool collide_all(eddy_world *w, particle_array *a, chunk_fn *fn) {
+    const int n = chunk_count(a->count, COLLIDE_CHUNK);
+    if (n == 0 || w->body_count == 0) return true;
+    impulse *partials = partials_reserve(w, (size_t)n * sizeof *partials);
+    if (!partials) return false;
+    for (int s = 0; s < w->body_count; ++s) {
+        body *b = &w->bodies[s];
+        if (!b->alive) continue;
+        const pose p = pose_of(b);
+        collide_job job = {w, &p, partials};
+        parallel_for(&w->tasks, a->count, COLLIDE_CHUNK, fn, &job);
+        reduce_tree(&w->tasks, partials, n, sizeof *partials, combine_impulse);
+        const impulse *t = &partials[0];
+        body_receive(b, (vec3){(float)t->linear[0], (float)t->linear[1], (float)t->linear[2]},
+                     (vec3){(float)t->angular[0], (float)t->angular[1], (float)t->angular[2]},
+                     (float)t->heat);
+    }
+    return true;
+}
+
+bool phase_collide_tracers(eddy_world *w) { return collide_all(w, &w->tracers, tracer_chunk); }
+
+bool phase_collide_vortons(eddy_world *w) {
+    particle_array *a = &w->vortons;
+    if (a->count > 0) {
+        memset(a->hx, 0, (size_t)a->count * sizeof(float));
+        memset(a->hy, 0, (size_t)a->count * sizeof(float));
+        memset(a->hz, 0, (size_t)a->count * sizeof(float));
+    }
+    return collide_all(w, a, vorton_chunk);
+}
+
+/* ---------------------------------------------------------------- embedded */
+typedef struct embed_ctx {
+    const pose *b;
+    float r;
+} embed_ctx;
+
+static bool embedded(const particle_array *a, int i, void *context) {
+    const embed_ctx *e = context;
+    const vec3 x = {a->px[i], a->py[i], a->pz[i]};
+    if (!near_body(e->b, x, e->r)) return false;
+    const contact c = e->b->sphere ? sphere_contact(e->b, x) : polytope_contact(e->b, x, NULL);
+    return c.dist < e->r;
+}
+
+/* Particles inside a newly created body (or outside a new container) are
+ * removed, stably, before the body's first step. */
+void phase_remove_embedded(eddy_world *w) {
+    for (int s = 0; s < w->body_count; ++s) {
+        body *b = &w->bodies[s];
+        if (!b->alive || !b->check_embedded) continue;
+        const pose p = pose_of(b);
+        embed_ctx ev = {&p, w->def.vorton_radius}, et = {&p, w->def.tracer_radius};
+        particles_remove_if(&w->vortons, embedded, &ev);
+        particles_remove_if(&w->tracers, embedded, &et);
+        b->check_embedded = false;
+    }
+}
