@@ -339,15 +339,20 @@ bool particles_bounds(eddy_world *w, float lo[3], float hi[3]);
 /* The vorton velocity kernel (design note in kernel.c): velocity induced at
  * q by a vorton or supervorton at p with vorticity w and core radius a
  * (already mollified), circulation factor c = 1/f^3; accumulated into *u.
- * d == 0 contributes exactly zero. Inline: the treecode's innermost call. */
+ * d == 0 (or |d|^3 below the float range) contributes exactly zero. Inline:
+ * the treecode's innermost call. */
 static inline void kernel_accumulate(vec3 *u, float qx, float qy, float qz, float px, float py,
                                      float pz, float wx, float wy, float wz, float a, float c) {
     const float dx = qx - px, dy = qy - py, dz = qz - pz;
     const float d2 = dx * dx + dy * dy + dz * dz;
-    if (d2 == 0.0f) return;
+    if (d2 == 0.0f) return; /* no contribution at all, not even a +0 */
     const float a2 = a * a;
-    const float s = d2 < a2 ? c * (1.0f / 3.0f)
-                            : c * (1.0f / 3.0f) * ((a2 * a) / (d2 * sqrtf(d2)));
+    float s = c * (1.0f / 3.0f);
+    if (!(d2 < a2)) {
+        const float den = d2 * sqrtf(d2);
+        if (!(den > 0.0f)) return; /* |d|^3 underflows: no contribution */
+        s = s * ((a2 * a) / den);
+    }
     u->x += s * (wy * dz - wz * dy);
     u->y += s * (wz * dx - wx * dz);
     u->z += s * (wx * dy - wy * dx);

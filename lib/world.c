@@ -531,9 +531,11 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
     eddy_status s = input_validate(w, in);
     if (s != EDDY_OK) return s;
 
-    const double t0 = eddy_now_ms();
+    /* Everything, timing included, runs in the canonical mode, so the
+     * caller's mode and exception flags come back untouched. */
     const uint32_t caller_mode = fpenv_get();
     fpenv_set(w->tasks.fp_canonical);
+    const double t0 = eddy_now_ms();
     memset(&w->profile, 0, sizeof w->profile);
 
     bool ok = true;
@@ -551,8 +553,8 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
         EDDY_DEBUG_ASSERT(state_finite(&w->vortons) && state_finite(&w->tracers));
         EDDY_DEBUG_ASSERT(fpenv_is(w->tasks.fp_canonical));
     }
-    fpenv_set(caller_mode);
     w->profile.step_ms = eddy_now_ms() - t0;
+    fpenv_set(caller_mode);
     if (!ok) {
         world_set_error(w, "!out of memory during step %lld; the world is unusable",
                         (long long)w->frame + 1);
