@@ -129,6 +129,20 @@ static vec3 body_angular_momentum_of(const body *b, vec3 omega, const mat3 *iner
     return m3_mul_v(&r, m3_mul_v(inertia_body, local));
 }
 
+bool body_rebuild_derived(body *b) {
+    body_update_frame(b);
+    free(b->vertices);
+    b->vertices = NULL;
+    b->vertex_count = 0;
+    if (b->def.shape.type != EDDY_SHAPE_POLYTOPE) return true;
+    const int n = eddy_shape_vertices(&b->def.shape, NULL, 0);
+    if (n <= 0) return true;
+    b->vertices = malloc((size_t)n * sizeof *b->vertices);
+    if (!b->vertices) return false;
+    b->vertex_count = eddy_shape_vertices(&b->def.shape, b->vertices, n);
+    return true;
+}
+
 static void set3(float d[3], vec3 v) { d[0] = v.x; d[1] = v.y; d[2] = v.z; }
 static vec3 get3(const float d[3]) { return (vec3){d[0], d[1], d[2]}; }
 
@@ -161,7 +175,7 @@ static bool body_setup(body *b, const eddy_body_def *def) {
     if (dynamic && !m3_inverse(&inertia, &inv)) return false;
     memcpy(b->inv_inertia_body, inv.m, sizeof inv.m);
     b->inv_mass = dynamic ? 1.0f / def->mass : 0.0f;
-    body_update_frame(b);
+    if (!body_rebuild_derived(b)) return false;
     const vec3 v = v3_from(def->linear_velocity), om = v3_from(def->angular_velocity);
     set3(b->linear_velocity, v);
     set3(b->angular_velocity, om);
@@ -191,6 +205,7 @@ bool body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out) {
     body *b = &w->bodies[slot];
     uint16_t generation = (uint16_t)(b->generation + 1u);
     if (generation == 0) generation = 1;
+    free(b->vertices);
     memset(b, 0, sizeof *b);
     if (!body_setup(b, def)) {
         world_set_error(w, "body shape has no valid mass properties");
@@ -223,6 +238,7 @@ eddy_status eddy_world_create_body(eddy_world *w, const eddy_body_def *def, eddy
 }
 
 void bodies_free(eddy_world *w) {
+    for (int i = 0; i < w->body_count; ++i) free(w->bodies[i].vertices);
     free(w->bodies);
     free(w->created_bodies);
     free(w->created_emitters);
@@ -333,7 +349,12 @@ bool bodies_apply_commands(eddy_world *w, const eddy_input *in) {
         body *b = body_get(w, c->body);
         if (!b) continue; /* destroyed by an earlier command of this input */
         switch (c->type) {
-        case EDDY_BODY_DESTROY: b->alive = false; break;
+        case EDDY_BODY_DESTROY:
+            b->alive = false;
+            free(b->vertices);
+            b->vertices = NULL;
+            b->vertex_count = 0;
+            break;
         case EDDY_BODY_FORCE:
             set3(b->input_force, v3_add(get3(b->input_force), v3_from(c->vector)));
             break;

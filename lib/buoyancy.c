@@ -38,12 +38,10 @@ static float extent_along(const body *b, vec3 u) {
     mat3 r;
     memcpy(r.m, b->rotation, sizeof r.m);
     const vec3 ub = m3_tmul_v(&r, u);
-    eddy_vec3 verts[256];
-    int n = eddy_shape_vertices(&b->def.shape, verts, 256);
-    if (n > 256) n = 256;
     float h = 0.0f;
-    for (int k = 0; k < n; ++k) {
-        float s = verts[k].x * ub.x + verts[k].y * ub.y + verts[k].z * ub.z;
+    for (int k = 0; k < b->vertex_count; ++k) {
+        const eddy_vec3 p = b->vertices[k];
+        float s = p.x * ub.x + p.y * ub.y + p.z * ub.z;
         s = s < 0.0f ? -s : s;
         h = fmax_det(h, s);
     }

@@ -100,12 +100,14 @@ static contact polytope_contact(const pose *b, vec3 x, const vec3 *velocity) {
     const vec3 q = m3_tmul_v(&b->r, v3_sub(x, b->x));
     int plane = 0;
     float dist;
+    dist = EDDY_FLT_MAX;
     if (velocity) {
         const vec3 vq = m3_tmul_v(&b->r, v3_sub(*velocity, b->v));
         dist = polytope_collision_distance(b->shape, q, vq, &plane);
-    } else {
-        dist = polytope_contact_distance(b->shape, q, &plane);
     }
+    /* Outside a solid (or no velocity given): the nearest face, so a
+     * particle within its radius of a face collides before it penetrates. */
+    if (!(dist < EDDY_FLT_MAX)) dist = polytope_contact_distance(b->shape, q, &plane);
     contact k;
     k.dist = dist;
     if (!(dist < EDDY_FLT_MAX)) {

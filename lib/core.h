@@ -208,6 +208,9 @@ typedef struct body {
     float volume;
     float circumradius;        /* broad phase, solids */
     float inradius;            /* broad phase, holes */
+    /* derived from def.shape (not state; rebuilt by body_rebuild_derived) */
+    eddy_vec3 *vertices;       /* body frame, polytopes only */
+    int vertex_count;
 } body;
 
 typedef enum wall_poisoning {
@@ -325,6 +328,9 @@ eddy_status body_def_check(eddy_world *w, const eddy_body_def *def);
 void bodies_free(eddy_world *w);
 void bodies_end_step(eddy_world *w); /* clears input forces */
 void body_receive(body *b, vec3 linear, vec3 angular, float heat);
+/* Recompute what is derived from the def and the orientation (rotation,
+ * world inverse inertia, vertex cache); false: out of memory. */
+bool body_rebuild_derived(body *b);
 
 /* Influence tree (tree.c) and partition (partition.c). */
 bool tree_build(influence_tree *t, task_system *ts, const grid_shape *template_grid,
