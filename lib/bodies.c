@@ -6,9 +6,10 @@
  *
  * Integration (D9): dynamic bodies
  *     p1 = p0 + F dt,  x += dt (p0 + p1) / 2m,
- *     L1 = L0 + T dt,  w_mid = Iw^-1 (L0 + L1) / 2,  dq/dt = 1/2 (0, w_mid) q,
- * with the world-frame inverse inertia Iw^-1 = R Ib^-1 R^T recomputed from
- * the new orientation, then v = p1 / m and w = Iw^-1 L1. Kinematic bodies
+ *     L1 = L0 + T dt,  w_mid = Iw^-1(q_half) (L0 + L1) / 2,  dq/dt = 1/2 (0, w_mid) q,
+ * where q_half is the orientation half a step ahead (midpoint rule) and the
+ * world-frame inverse inertia Iw^-1 = R Ib^-1 R^T is recomputed from each
+ * orientation used, then v = p1 / m and w = Iw^-1 L1. Kinematic bodies
  * move with the velocities the input gave them and ignore forces and
  * impulses (infinite mass). */
 #include "core.h"
@@ -386,9 +387,17 @@ static void integrate_dynamic(body *b, float dt) {
     set3(b->position, v3_add(get3(b->position), v3_scale(v3_add(p0, p1), 0.5f * dt * b->inv_mass)));
     const vec3 l0 = get3(b->angular_momentum);
     const vec3 l1 = v3_add(l0, v3_scale(torque, dt));
-    const vec3 w_mid = body_iw_mul(b, v3_scale(v3_add(l0, l1), 0.5f));
-    quat q = {b->orientation[0], b->orientation[1], b->orientation[2], b->orientation[3]};
-    q = q_integrate(q, w_mid, dt);
+    /* Midpoint rule: the angular velocity of the mid-step momentum, taken
+     * with the inertia of the mid-step orientation (second order; the
+     * first-order update adds energy to a tumbling body). */
+    const vec3 l_mid = v3_scale(v3_add(l0, l1), 0.5f);
+    const quat q0 = {b->orientation[0], b->orientation[1], b->orientation[2], b->orientation[3]};
+    const quat q_half = q_integrate(q0, body_iw_mul(b, l_mid), 0.5f * dt);
+    b->orientation[0] = q_half.x; b->orientation[1] = q_half.y;
+    b->orientation[2] = q_half.z; b->orientation[3] = q_half.w;
+    body_update_frame(b);
+    const vec3 w_mid = body_iw_mul(b, l_mid);
+    const quat q = q_integrate(q0, w_mid, dt);
     b->orientation[0] = q.x; b->orientation[1] = q.y; b->orientation[2] = q.z; b->orientation[3] = q.w;
     body_update_frame(b);
     set3(b->linear_momentum, p1);

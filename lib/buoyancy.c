@@ -2,9 +2,9 @@
  * gradient (Part 14, D11).
  *
  * Buoyancy: the fluid density around a body is sampled from this step's rho'
- * grid at five points along gravity over the body's extent (centre, +-h/2,
- * +-h, h the half-extent along g); samples outside the grid read the ambient
- * fluid (rho' = 0). With rho_bar = rho0 + mean(rho'), a dynamic body with
+ * grid at six points one grid cell outside the body (below, above and on
+ * four sides at the level of its centre); samples outside the grid read the
+ * ambient fluid (rho' = 0). With rho_bar = rho0 + mean(rho'), a dynamic body with
  * gravity on feels F = (m - rho_bar V) g: denser bodies sink, lighter ones
  * rise, a neutral one floats at the level where the fluid matches it.
  * Containers feel gravity only.
@@ -48,6 +48,35 @@ static float extent_along(const body *b, vec3 u) {
     return h;
 }
 
+/* Two unit vectors perpendicular to u (u a unit vector). */
+static void perpendiculars(vec3 u, vec3 *e1, vec3 *e2) {
+    const vec3 a = (u.x * u.x < 0.5f) ? (vec3){1.0f, 0.0f, 0.0f} : (vec3){0.0f, 1.0f, 0.0f};
+    *e1 = v3_normalize(v3_cross(u, a));
+    *e2 = v3_cross(u, *e1);
+}
+
+/* Mean rho' of the fluid around the body: six samples just outside it (one
+ * grid cell beyond its extent), below and above along gravity and on four
+ * sides at the level of its centre. Inside the body there is no fluid (its
+ * particles were removed), so samples there would read the ambient fluid. */
+static float surrounding_rho(const eddy_world *w, const body *b, vec3 gu) {
+    const vec3 c = {b->position[0], b->position[1], b->position[2]};
+    const float margin = w->grid_valid ? fmax_det(w->grid.spacing[0],
+                                                  fmax_det(w->grid.spacing[1], w->grid.spacing[2]))
+                                       : 0.0f;
+    vec3 e1, e2;
+    perpendiculars(gu, &e1, &e2);
+    const float hg = extent_along(b, gu) + margin;
+    const float h1 = extent_along(b, e1) + margin, h2 = extent_along(b, e2) + margin;
+    float sum = sample_rho(w, v3_add(c, v3_scale(gu, hg)));
+    sum += sample_rho(w, v3_sub(c, v3_scale(gu, hg)));
+    sum += sample_rho(w, v3_add(c, v3_scale(e1, h1)));
+    sum += sample_rho(w, v3_sub(c, v3_scale(e1, h1)));
+    sum += sample_rho(w, v3_add(c, v3_scale(e2, h2)));
+    sum += sample_rho(w, v3_sub(c, v3_scale(e2, h2)));
+    return sum * (1.0f / 6.0f);
+}
+
 void phase_body_forces(eddy_world *w) {
     const vec3 g = {w->gravity.x, w->gravity.y, w->gravity.z};
     const vec3 gu = v3_normalize(g);
@@ -55,14 +84,8 @@ void phase_body_forces(eddy_world *w) {
         body *b = &w->bodies[s];
         if (!b->alive || b->def.type != EDDY_BODY_DYNAMIC || !b->def.gravity) continue;
         float displaced = 0.0f;
-        if (!b->def.shape.hole) {
-            const vec3 c = {b->position[0], b->position[1], b->position[2]};
-            const float h = extent_along(b, gu);
-            const float offsets[5] = {-1.0f, -0.5f, 0.0f, 0.5f, 1.0f};
-            float sum = 0.0f;
-            for (int k = 0; k < 5; ++k) sum += sample_rho(w, v3_add(c, v3_scale(gu, offsets[k] * h)));
-            displaced = (w->def.ambient_density + sum * 0.2f) * b->volume;
-        }
+        if (!b->def.shape.hole)
+            displaced = (w->def.ambient_density + surrounding_rho(w, b, gu)) * b->volume;
         const vec3 f = v3_scale(g, b->def.mass - displaced);
         b->force[0] += f.x;
         b->force[1] += f.y;

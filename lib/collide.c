@@ -14,7 +14,8 @@
  * toward the vorticity that cancels the slip at the contact point,
  *     w1 = (3 |rho| / r^3) (dv x rho),   rho = C - x,   dv = u - v_b(C),
  * (exactly: the kernel of w1 induces -dv_tangential at C) plus
- * spin_gain * 2 w_b, the vorticity of fluid turning with the body. A vorton
+ * spin_gain (2R/r) 2 w_b, the body's own vorticity carried by its wall layer
+ * (calibrated as the original: R the body's size, r the vorton radius). A vorton
  * is a ball of radius r turning at w/2, so its spin angular momentum is
  * L = (2/5) m r^2 w/2 = m r^2 w / 5; the body receives -dL (total angular
  * momentum body + sum of vorton spins is conserved by every collision). Heat:
@@ -174,7 +175,13 @@ static vorton_rules rules_of(const eddy_world *w, const pose *b) {
     k.rho0 = d->ambient_density;
     k.t0 = d->ambient_temperature;
     k.volume = (4.0f / 3.0f) * EDDY_PI * k.r * k.r * k.r;
-    k.spin = 2.0f * d->spin_gain;
+    /* Spin term: eddy's field does not contain the body's own vorticity 2 w_b,
+     * so the vortons at its wall carry it, scaled like the wall layer's slip
+     * vorticity (~3 R/r |w_b|) by the body's size over the vorton's: 2R/r,
+     * the original's calibration (P13). R: sphere radius, a solid's
+     * circumradius, a container's inradius. */
+    const float size = b->sphere ? b->radius : b->hole ? b->in : b->circum;
+    k.spin = 2.0f * d->spin_gain * (2.0f * size / k.r);
     k.shed = d->shedding_gain;
     k.cf = d->fluid_specific_heat;
     float g = b->conductivity * k.r * 0.03f * k.cf;

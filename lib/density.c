@@ -2,8 +2,9 @@
  *
  * rho' is carried by vortons. The density field on the grid is a gather:
  * each grid point sums, over the (up to) 8 cells it is a corner of (z, y, x
- * order) and the vortons of each cell (ascending index), rho' V / V_cell
- * times the vorton's trilinear weight for that point. This equals the
+ * order) and the vortons of each cell (ascending index), rho' (2r)^3 / V_cell
+ * times the vorton's trilinear weight for that point: each vorton stands for
+ * the cube of fluid one diameter wide around it. This equals the
  * original's scatter (particle-to-grid accumulation) up to summation order,
  * which is now fixed by the state. The same pass packs velocity and rho' into
  * the 4-float flow grid that particles sample. Baroclinic generation (D6):
@@ -106,9 +107,11 @@ void phase_density(eddy_world *w, float dt) {
     float cell_volume = 1.0f;
     for (int a = 0; a < 3; ++a)
         if (g->spacing[a] > 0.0f) cell_volume *= g->spacing[a];
-    const float r = w->def.vorton_radius;
-    const float vorton_volume = (4.0f / 3.0f) * EDDY_PI * r * r * r;
-    density_job dj = {w, vorton_volume / cell_volume};
+    /* A vorton stands for the cube of fluid of edge one diameter around it
+     * (vortons are seeded one diameter apart), so a region whose vortons all
+     * carry rho' reads rho' on the grid. */
+    const float d = 2.0f * w->def.vorton_radius;
+    density_job dj = {w, d * d * d / cell_volume};
     const int points = grid_point_count(g);
     parallel_for(&w->tasks, points, DENSITY_CHUNK, density_chunk, &dj);
     parallel_for(&w->tasks, points, DENSITY_CHUNK, gradient_chunk, &dj);
