@@ -87,6 +87,9 @@ uint64_t wire_xxh3(const void *data, size_t size);
 /* Encodings shared by codec.c and snapshot.c. */
 void codec_put_emitter_def(wire_writer *w, const eddy_emitter_def *d);
 void codec_get_emitter_def(wire_reader *r, eddy_emitter_def *d);
+/* Body definition incl. its shape; put returns false for an unknown type. */
+bool codec_put_body_def(wire_writer *w, const eddy_body_def *d);
+void codec_get_body_def(wire_reader *r, eddy_body_def *d);
 /* Digest of the def's physical encoding; false if it could not be encoded. */
 bool codec_def_digest(const eddy_world_def *def, uint64_t *digest);
 

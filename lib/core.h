@@ -376,7 +376,7 @@ void *partials_reserve(eddy_world *w, size_t bytes);
 /* Hash (hash.c). */
 void world_hash_compute(eddy_world *w);
 
-void world_set_error(eddy_world *w, const char *fmt, ...);
+void world_set_error(eddy_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 double eddy_now_ms(void); /* timing only, never in state */
 
 #endif

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 packages=(build-essential cmake pkg-config libxxhash-dev libzstd-dev libcriterion-dev
-          libhwloc-dev libpng-dev clang)
+          libhwloc-dev libpng-dev clang zstd)
 
 die() { printf 'setup.sh: error: %s\n' "$*" >&2; exit 1; }
 

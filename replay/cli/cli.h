@@ -1,0 +1,71 @@
+/* eddy-replay: shared declarations of the command-line tool (docs/replay.md). */
+#ifndef EDDY_REPLAY_CLI_H
+#define EDDY_REPLAY_CLI_H
+
+#include "eddy/replay.h"
+#include "pin.h"
+
+#include <stdio.h>
+
+/* Exit codes (documented in --help and docs/replay.md). */
+enum {
+    EXIT_OK = 0,
+    EXIT_DIVERGED = 1,
+    EXIT_USAGE = 2,
+    EXIT_INVALID_FILE = 3, /* corrupt, cut short, unknown version, foreign fingerprint */
+    EXIT_IO = 4,           /* reading or writing failed (and other system errors) */
+};
+
+/* Parsed options; which ones a command accepts is checked by the command. */
+typedef struct cli_options {
+    const char *files[2];
+    int file_count;
+    const char *scene;
+    const char *output;
+    const char *format;    /* csv | json */
+    const char *view;      /* x | y | z */
+    int64_t frames;        /* -1: not given */
+    int64_t frame;         /* -1: not given */
+    int threads;
+    int keyframe_every;    /* -1: not given */
+    int chunk;             /* -1: not given */
+    int level;             /* -1: not given */
+    int size;              /* render: image edge in pixels */
+    eddy_pin_policy pin;
+    bool strict;
+    bool no_block_hashes;
+    bool quiet;
+} cli_options;
+
+/* Print "eddy-replay: <message>" to stderr and return code. */
+int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Exit code for a library status. */
+int cli_exit_code(eddy_status status);
+/* Parse argv after the command; returns EXIT_OK or EXIT_USAGE (message printed). */
+int cli_parse(int argc, char **argv, cli_options *o);
+
+/* Progress on stderr when it is a terminal (cleared by progress_done). */
+void progress_show(const char *what, int64_t done, int64_t total);
+void progress_done(void);
+eddy_replay_progress_fn progress_callback; /* context: the label */
+
+/* Open a replay for reading with the options' threading; prints why not.
+ * Returns the exit code; *player is set (and maybe truncated is set) when
+ * it can be played. */
+int cli_open(const char *path, const cli_options *o, eddy_pinner **pinner, eddy_player **player,
+             bool *truncated);
+
+/* Open FILE (o->files[0]) and seek to o->frame; prints why not. */
+int cli_open_at_frame(const cli_options *o, const char *command, eddy_pinner **pinner,
+                      eddy_player **player);
+
+/* Commands: return the exit code. */
+int cmd_record(const cli_options *o);
+int cmd_play(const cli_options *o);
+int cmd_info(const cli_options *o);
+int cmd_diff(const cli_options *o);
+int cmd_scenes(const cli_options *o);
+int cmd_dump(const cli_options *o);
+int cmd_render(const cli_options *o);
+
+#endif

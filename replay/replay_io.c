@@ -1,0 +1,106 @@
+/* Byte sinks and sources for recorders and players: POSIX files, memory
+ * buffers and the caller's read callback. Files are written with write(2)
+ * straight to the kernel (no stdio buffer), so a record is in the file as
+ * soon as its write returns: SIGKILL then loses nothing that was written;
+ * fsync after every record is the optional protection against power loss. */
+#include "replay_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- file sink */
+eddy_status file_sink_open(file_sink *sink, const char *path, bool sync, char *message,
+                           size_t size) {
+    sink->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    sink->sync = sync;
+    if (sink->fd < 0)
+        return replay_fail(message, size, EDDY_ERROR_IO, "cannot create %s: %s", path,
+                           strerror(errno));
+    return EDDY_OK;
+}
+
+eddy_status file_sink_write(const void *data, size_t size, void *context) {
+    file_sink *sink = context;
+    const uint8_t *p = data;
+    while (size > 0) {
+        ssize_t n = write(sink->fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return EDDY_ERROR_IO;
+        p += n;
+        size -= (size_t)n;
+    }
+    return EDDY_OK;
+}
+
+eddy_status file_sink_flush(void *context) {
+    file_sink *sink = context;
+    if (sink->sync && fsync(sink->fd) != 0) return EDDY_ERROR_IO;
+    return EDDY_OK;
+}
+
+eddy_status file_sink_close(file_sink *sink) {
+    if (sink->fd < 0) return EDDY_OK;
+    int r = close(sink->fd);
+    sink->fd = -1;
+    return r == 0 ? EDDY_OK : EDDY_ERROR_IO;
+}
+
+/* ---------------------------------------------------------------- memory sink */
+eddy_status memory_sink_write(const void *data, size_t size, void *context) {
+    return bytes_append(context, data, size) ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
+}
+
+/* ---------------------------------------------------------------- sources */
+eddy_status read_all(eddy_replay_read_fn *read, void *context, eddy_bytes *out, char *message,
+                     size_t size) {
+    for (;;) {
+        if (!bytes_reserve(out, 1 << 16))
+            return replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY,
+                               "out of memory reading the replay (%zu bytes so far)", out->size);
+        size_t got = 0;
+        eddy_status s = read(out->data + out->size, out->capacity - out->size, &got, context);
+        if (s != EDDY_OK)
+            return replay_fail(message, size, s, "read failed after %zu bytes (%s)", out->size,
+                               eddy_status_name(s));
+        if (got == 0) return EDDY_OK;
+        if (got > out->capacity - out->size)
+            return replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT,
+                               "read callback reported more bytes than it was given room for");
+        out->size += got;
+    }
+}
+
+static eddy_status fd_read(void *buffer, size_t capacity, size_t *got, void *context) {
+    const int fd = *(const int *)context;
+    for (;;) {
+        ssize_t n = read(fd, buffer, capacity);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return EDDY_ERROR_IO;
+        *got = (size_t)n;
+        return EDDY_OK;
+    }
+}
+
+eddy_status read_file(const char *path, eddy_bytes *out, char *message, size_t size) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return replay_fail(message, size, EDDY_ERROR_IO, "cannot open %s: %s", path,
+                           strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        return replay_fail(message, size, EDDY_ERROR_IO, "%s is a directory", path);
+    }
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2)
+        bytes_reserve(out, (size_t)st.st_size + 1);
+    eddy_status s = read_all(fd_read, &fd, out, message, size);
+    close(fd);
+    if (s == EDDY_ERROR_IO)
+        return replay_fail(message, size, EDDY_ERROR_IO, "cannot read %s: %s", path,
+                           strerror(errno));
+    return s;
+}

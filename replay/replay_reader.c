@@ -1,0 +1,515 @@
+/* Reading a replay: parse and verify a whole file held in memory.
+ *
+ * Design notes.
+ * - Two kinds of file. A *complete* file ends with a valid footer (its own
+ *   self-hash checks); then the whole-file hash in the footer must match,
+ *   the seek index must describe exactly the records the scan finds, and any
+ *   failure anywhere is EDDY_ERROR_CORRUPT. A file without a valid footer is
+ *   read as *cut short*: records are scanned from the start and kept while
+ *   they verify; the scan stops at the first record that ends beyond the
+ *   end of the file (or at a partial index) and the file is reported
+ *   EDDY_ERROR_TRUNCATED with every complete chunk recovered. A record that
+ *   is all there but fails a check is corruption, never truncation.
+ * - What is checked for each record before anything is decompressed: the
+ *   record header's self-hash; its prefix hash against the running XXH3 of
+ *   every byte before it (so header and framing damage anywhere earlier is
+ *   caught, also in a cut-short file); the sequence number; the XXH3 of the
+ *   zstd frame's bytes; that the zstd frame's own size, content size and
+ *   checksum flag agree with the header. zstd then checks the content
+ *   checksum while decompressing.
+ * - Nothing in the file is trusted for a size: every count and length is
+ *   checked against the bytes actually present before it is used, content
+ *   sizes are capped, and chunk and world contents are parsed with a
+ *   bounds-checked cursor. Inputs are decoded once here, so a player never
+ *   meets an undecodable input later.
+ * - Keyframes are verified (hashes, zstd framing) but decompressed only when
+ *   a seek needs them. Keyframes past the last recovered frame of a cut-short
+ *   file are dropped: their frame's recorded hash is lost with its chunk.
+ * - Fuzzing builds (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION) skip the
+ *   checksum comparisons so the fuzzer reaches the parsers behind them. */
+#include "replay_reader.h"
+
+#include <stdio.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define CHECKSUM_MISMATCH(a, b) ((void)(a), (void)(b), false)
+enum { MAX_CONTENT = 1 << 24 };
+#else
+#define CHECKSUM_MISMATCH(a, b) ((a) != (b))
+enum { MAX_CONTENT = 1 << 30 };
+#endif
+
+typedef struct scan {
+    replay_file *f;
+    const uint8_t *data;
+    size_t size;
+    size_t pos, end;             /* next record; where records stop */
+    bool complete;
+    footer foot;
+    const uint8_t *index;        /* index frame (complete files) */
+    XXH3_state_t prefix;         /* every byte before pos */
+    uint32_t sequence;
+    int64_t next_frame;          /* frame the next chunk must start at */
+    eddy_input_storage *inputs;
+    char *message;
+    size_t message_size;
+    bool stopped;                /* cut short: stop scanning, keep what we have */
+} scan;
+
+/* ---------------------------------------------------------------- growth */
+static bool grow(void **items, int64_t *capacity, int64_t needed, size_t item) {
+    if (needed <= *capacity) return true;
+    int64_t cap = *capacity ? *capacity : 64;
+    while (cap < needed) cap *= 2;
+    if ((uint64_t)cap > SIZE_MAX / item) return false;
+    void *p = realloc(*items, (size_t)cap * item);
+    if (!p) return false;
+    *items = p;
+    *capacity = cap;
+    return true;
+}
+
+static bool grow_int(void **items, int *capacity, int needed, size_t item) {
+    int64_t cap = *capacity;
+    bool ok = grow(items, &cap, needed, item);
+    if (ok) *capacity = (int)cap;
+    return ok;
+}
+
+/* ---------------------------------------------------------------- outcomes */
+static eddy_status corrupt(scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static eddy_status corrupt(scan *s, const char *fmt, ...) {
+    if (s->message && s->message_size) {
+        int n = snprintf(s->message, s->message_size, "corrupt at byte %zu: ", s->pos);
+        if (n >= 0 && (size_t)n < s->message_size) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(s->message + n, s->message_size - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return EDDY_ERROR_CORRUPT;
+}
+
+/* A cut-short file: keep what was read. In a complete file this cannot
+ * happen honestly, so it is corruption. */
+static eddy_status cut_short(scan *s, const char *what) {
+    if (s->complete) return corrupt(s, "%s runs past the seek index", what);
+    s->stopped = true;
+    replay_message(s->message, s->message_size,
+                   "file cut short: %s at byte %zu is incomplete (%zu of the file's %zu bytes "
+                   "verified)", what, s->pos, s->pos, s->size);
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------- footer */
+static eddy_status find_index(scan *s) {
+    const size_t foot_at = s->size - FOOTER_FRAME;
+    if (s->foot.index_offset < FILE_HEADER_FRAME || s->foot.index_offset >= foot_at)
+        return corrupt(s, "the footer points the index at byte %llu, outside the file",
+                       (unsigned long long)s->foot.index_offset);
+    const size_t at = (size_t)s->foot.index_offset;
+    size_t bytes = 0;
+    char why[160];
+    if (skippable_check(s->data + at, foot_at - at, TAG_INDEX, 0, &bytes, "seek index", why,
+                        sizeof why) != EDDY_OK)
+        return corrupt(s, "%s", why);
+    const uint32_t count = index_count(s->data + at);
+    if (bytes != foot_at - at || bytes != SKIP_HEADER_BYTES + 16 + (size_t)count * INDEX_ENTRY_BYTES)
+        return corrupt(s, "the seek index's size does not match its %u entries", (unsigned)count);
+    s->index = s->data + at;
+    s->end = at;
+    return EDDY_OK;
+}
+
+/* Complete if the last bytes are a valid footer; then check the whole-file
+ * hash and locate the index. */
+static eddy_status find_footer(scan *s) {
+    s->end = s->size;
+    if (s->size < FILE_HEADER_FRAME + FOOTER_FRAME) return EDDY_OK;
+    const uint8_t *p = s->data + s->size - FOOTER_FRAME;
+    size_t bytes;
+    if (skippable_check(p, FOOTER_FRAME, TAG_FOOTER, FOOTER_PAYLOAD, &bytes, "footer", NULL, 0) !=
+        EDDY_OK)
+        return EDDY_OK; /* no valid footer: read as cut short */
+    s->complete = true;
+    footer_get(p, &s->foot);
+    if (CHECKSUM_MISMATCH(replay_xxh3(s->data, s->size - FOOTER_FRAME), s->foot.file_hash))
+        return corrupt(s, "whole-file checksum mismatch (the file was damaged after it was written)");
+    return find_index(s);
+}
+
+/* ---------------------------------------------------------------- zstd */
+static eddy_status zframe_check(scan *s, const record_header *h, const uint8_t *z) {
+    const size_t n = (size_t)h->compressed_size;
+    if (n < 4 || le32(z) != ZSTD_FRAME_MAGIC) return corrupt(s, "record %u is not a zstd frame",
+                                                              (unsigned)h->sequence);
+    if (ZSTD_findFrameCompressedSize(z, n) != n)
+        return corrupt(s, "record %u: the zstd frame's size disagrees with its header",
+                       (unsigned)h->sequence);
+    /* Frame_Header_Descriptor (RFC 8878 3.1.1.1.1): bit 2 is Content_Checksum_flag. */
+    const bool checksum = n > 4 && (z[4] & 0x04) != 0;
+    if (!checksum || ZSTD_getFrameContentSize(z, n) != h->content_size)
+        return corrupt(s, "record %u: the zstd frame header disagrees with the record header",
+                       (unsigned)h->sequence);
+    if (h->content_size > MAX_CONTENT)
+        return corrupt(s, "record %u claims %llu bytes of content (limit %d)", (unsigned)h->sequence,
+                       (unsigned long long)h->content_size, (int)MAX_CONTENT);
+    return EDDY_OK;
+}
+
+static eddy_status decompress(scan *s, const record_header *h, const uint8_t *z, uint8_t **out) {
+    const size_t n = (size_t)h->content_size;
+    *out = malloc(n > 0 ? n : 1);
+    if (!*out) return replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY,
+                                  "out of memory for a record of %zu bytes", n);
+    size_t got = ZSTD_decompressDCtx(s->f->dctx, *out, n, z, (size_t)h->compressed_size);
+    if (ZSTD_isError(got) || got != n) {
+        free(*out);
+        *out = NULL;
+        return corrupt(s, "record %u does not decompress: %s", (unsigned)h->sequence,
+                       ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong size");
+    }
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------- contents */
+static bool get_hash(cursor *c, eddy_frame_hash *h) {
+    h->frame = (int64_t)rd64(c);
+    h->frame_hash = rd64(c);
+    for (int k = 0; k < EDDY_COMPONENT_COUNT; ++k) h->component[k] = rd64(c);
+    return !c->bad;
+}
+
+/* Skips a block record, checking its counts; returns its start or NULL. */
+static const uint8_t *get_blocks(cursor *c) {
+    const uint8_t *start = c->p + c->pos;
+    for (int k = 0; k < EDDY_COMPONENT_COUNT; ++k) {
+        uint32_t n = rd32(c);
+        if (c->bad || n > (c->size - c->pos) / 8 || n > INT32_MAX / 8) {
+            c->bad = true;
+            return NULL;
+        }
+        rd_bytes(c, (size_t)n * 8);
+    }
+    return c->bad ? NULL : start;
+}
+
+static bool has_blocks(const scan *s) { return (s->f->header.flags & HEADER_FLAG_BLOCK_HASHES) != 0; }
+
+static eddy_status parse_world(scan *s, uint8_t *content, size_t size) {
+    replay_file *f = s->f;
+    cursor c = {content, size, 0, false};
+    f->def_size = rd32(&c);
+    f->def = rd_bytes(&c, f->def_size);
+    uint64_t snap = rd64(&c);
+    if (c.bad || snap > c.size - c.pos) return corrupt(s, "the world record's sizes are wrong");
+    f->snapshot_size = (size_t)snap;
+    f->snapshot = rd_bytes(&c, f->snapshot_size);
+    bool ok = get_hash(&c, &f->initial_hash) && f->initial_hash.frame == f->header.first_frame;
+    if (ok && has_blocks(s)) ok = (f->initial_blocks = get_blocks(&c)) != NULL;
+    if (!ok || c.pos != c.size) return corrupt(s, "the world record's contents do not parse");
+    eddy_world_def def = eddy_world_def_default();
+    char why[200];
+    eddy_status st = eddy_world_def_decode(f->def, f->def_size, &def, why, sizeof why);
+    if (st == EDDY_ERROR_VERSION)
+        return replay_fail(s->message, s->message_size, st, "%s", why);
+    if (st != EDDY_OK) return corrupt(s, "%s", why);
+    if (def.flush_denormals != f->header.fingerprint.flush_denormals)
+        return corrupt(s, "the definition's flush policy disagrees with the fingerprint");
+    return EDDY_OK;
+}
+
+static eddy_status parse_frame(scan *s, cursor *c, int64_t frame) {
+    replay_file *f = s->f;
+    frame_entry e;
+    memset(&e, 0, sizeof e);
+    e.input_size = rd32(c);
+    e.input = rd_bytes(c, e.input_size);
+    bool ok = get_hash(c, &e.hash) && e.hash.frame == frame;
+    if (ok && has_blocks(s)) ok = (e.blocks = get_blocks(c)) != NULL;
+    if (!ok) return corrupt(s, "the record of frame %lld does not parse", (long long)frame);
+    const eddy_input *in;
+    char why[200];
+    eddy_status st = eddy_input_decode(e.input, e.input_size, s->inputs, &in, why, sizeof why);
+    if (st == EDDY_ERROR_VERSION) return replay_fail(s->message, s->message_size, st, "%s", why);
+    if (st != EDDY_OK) return corrupt(s, "frame %lld: %s", (long long)frame, why);
+    if (!grow((void **)&f->frames, &f->frame_capacity, f->frame_count + 1, sizeof e))
+        return replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+    f->frames[f->frame_count++] = e;
+    return EDDY_OK;
+}
+
+static eddy_status parse_chunk(scan *s, const record_header *h, uint8_t *content) {
+    replay_file *f = s->f;
+    if (!grow_int((void **)&f->chunks, &f->chunk_capacity, f->chunk_count + 1, sizeof(uint8_t *))) {
+        free(content);
+        return replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    f->chunks[f->chunk_count++] = content; /* owned from here on */
+    cursor c = {content, (size_t)h->content_size, 0, false};
+    const int64_t before = f->frame_count;
+    for (uint32_t k = 0; k < h->frame_count; ++k) {
+        eddy_status st = parse_frame(s, &c, h->first_frame + k);
+        if (st != EDDY_OK) {
+            f->frame_count = before;
+            return st;
+        }
+    }
+    if (c.pos != c.size) {
+        f->frame_count = before;
+        return corrupt(s, "chunk %u has %zu bytes after its last frame", (unsigned)h->sequence,
+                       c.size - c.pos);
+    }
+    s->next_frame = h->first_frame + h->frame_count;
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------- records */
+static eddy_status check_order(scan *s, const record_header *h) {
+    const file_header *fh = &s->f->header;
+    if (h->sequence != s->sequence)
+        return corrupt(s, "record %u where record %u was expected", (unsigned)h->sequence,
+                       (unsigned)s->sequence);
+    if ((h->kind == RECORD_WORLD) != (h->sequence == 0))
+        return corrupt(s, "record %u: the world record must come first, once",
+                       (unsigned)h->sequence);
+    switch (h->kind) {
+    case RECORD_WORLD:
+        if (h->first_frame != fh->first_frame || h->frame_count != 0) break;
+        return EDDY_OK;
+    case RECORD_CHUNK:
+        if (h->first_frame != s->next_frame || h->frame_count < 1 ||
+            h->frame_count > fh->frames_per_chunk)
+            break;
+        return EDDY_OK;
+    case RECORD_KEYFRAME: {
+        const keyframe_entry *k = s->f->keyframes;
+        const int n = s->f->keyframe_count;
+        if (h->frame_count != 0 || h->first_frame <= fh->first_frame ||
+            h->first_frame >= s->next_frame + fh->frames_per_chunk ||
+            (n > 0 && h->first_frame <= k[n - 1].frame))
+            break;
+        return EDDY_OK;
+    }
+    default:
+        return corrupt(s, "record %u has unknown kind %u", (unsigned)h->sequence, (unsigned)h->kind);
+    }
+    return corrupt(s, "record %u (kind %u, frame %lld, %u frames) is out of place",
+                   (unsigned)h->sequence, (unsigned)h->kind, (long long)h->first_frame,
+                   (unsigned)h->frame_count);
+}
+
+static eddy_status add_keyframe(scan *s, const record_header *h, const uint8_t *z) {
+    replay_file *f = s->f;
+    if (!grow_int((void **)&f->keyframes, &f->keyframe_capacity, f->keyframe_count + 1,
+                  sizeof(keyframe_entry)))
+        return replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+    keyframe_entry *k = &f->keyframes[f->keyframe_count++];
+    k->frame = h->first_frame;
+    k->zframe = z;
+    k->compressed = (size_t)h->compressed_size;
+    k->content = (size_t)h->content_size;
+    f->info.keyframe_bytes += h->compressed_size;
+    return EDDY_OK;
+}
+
+static eddy_status record_contents(scan *s, const record_header *h, const uint8_t *z) {
+    if (h->kind == RECORD_KEYFRAME) return add_keyframe(s, h, z);
+    uint8_t *content;
+    eddy_status st = decompress(s, h, z, &content);
+    if (st != EDDY_OK) return st;
+    if (h->kind == RECORD_CHUNK) {
+        st = parse_chunk(s, h, content);
+        if (st == EDDY_OK) s->f->info.chunk_count += 1;
+        return st;
+    }
+    s->f->world = content;
+    s->f->info.snapshot_bytes = 0;
+    st = parse_world(s, content, (size_t)h->content_size);
+    if (st == EDDY_OK) s->f->info.snapshot_bytes = s->f->snapshot_size;
+    s->next_frame = h->first_frame + 1;
+    return st;
+}
+
+/* The record at s->pos; sets s->stopped on a cut-short tail. */
+static eddy_status read_record(scan *s) {
+    const size_t avail = s->end - s->pos;
+    const uint8_t *p = s->data + s->pos;
+    if (avail < SKIP_HEADER_BYTES ||
+        (le32(p) == REPLAY_SKIPPABLE_MAGIC && le32(p + 4) > avail - SKIP_HEADER_BYTES))
+        return cut_short(s, "a frame");
+    if (!s->complete && skippable_tag(p, avail) == TAG_INDEX)
+        return cut_short(s, "the seek index (the footer is missing or damaged)");
+    size_t bytes;
+    char why[160];
+    eddy_status st = skippable_check(p, avail, TAG_RECORD_HEADER, RECORD_HEADER_PAYLOAD, &bytes,
+                                     "record header", why, sizeof why);
+    if (st == EDDY_ERROR_TRUNCATED) return cut_short(s, "a record header");
+    if (st != EDDY_OK) return corrupt(s, "%s", why);
+    record_header h;
+    record_header_get(p, &h);
+    if (CHECKSUM_MISMATCH(h.prefix_hash, XXH3_64bits_digest(&s->prefix)))
+        return corrupt(s, "the bytes before record %u are not the ones it was written after",
+                       (unsigned)h.sequence);
+    st = check_order(s, &h);
+    if (st != EDDY_OK) return st;
+    if (h.compressed_size > avail - RECORD_HEADER_FRAME) return cut_short(s, "a record");
+    const uint8_t *z = p + RECORD_HEADER_FRAME;
+    if (CHECKSUM_MISMATCH(replay_xxh3(z, (size_t)h.compressed_size), h.frame_hash))
+        return corrupt(s, "record %u: checksum mismatch", (unsigned)h.sequence);
+    st = zframe_check(s, &h, z);
+    if (st == EDDY_OK) st = record_contents(s, &h, z);
+    if (st != EDDY_OK) return st;
+    const size_t total = RECORD_HEADER_FRAME + (size_t)h.compressed_size;
+    XXH3_64bits_update(&s->prefix, p, total);
+    s->pos += total;
+    s->sequence += 1;
+    s->f->info.raw_bytes += h.content_size;
+    s->f->info.compressed_bytes += h.compressed_size;
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------- index */
+static eddy_status check_index(scan *s) {
+    const uint32_t n = index_count(s->index);
+    if (n != s->sequence || s->foot.record_count != n ||
+        s->foot.last_frame != s->f->header.first_frame + s->f->frame_count)
+        return corrupt(s, "the footer and index describe %u records, the file has %u",
+                       (unsigned)n, (unsigned)s->sequence);
+    size_t offset = FILE_HEADER_FRAME;
+    for (uint32_t k = 0; k < n; ++k) {
+        index_entry e;
+        index_entry_get(s->index, k, &e);
+        record_header h;
+        if (e.offset != offset || e.size < RECORD_HEADER_FRAME || e.size > s->end - offset)
+            return corrupt(s, "seek index entry %u points at the wrong place", (unsigned)k);
+        record_header_get(s->data + offset, &h);
+        if (e.kind != h.kind || e.frame_count != h.frame_count || e.first_frame != h.first_frame ||
+            e.size != RECORD_HEADER_FRAME + h.compressed_size)
+            return corrupt(s, "seek index entry %u disagrees with record %u", (unsigned)k,
+                           (unsigned)k);
+        offset += (size_t)e.size;
+    }
+    return EDDY_OK;
+}
+
+/* ---------------------------------------------------------------- parse */
+static void finish_info(scan *s) {
+    replay_file *f = s->f;
+    eddy_replay_info *i = &f->info;
+    /* Keyframes whose frame was lost with a cut-short chunk are dropped. */
+    const int64_t last = f->header.first_frame + f->frame_count;
+    while (f->keyframe_count > 0 && f->keyframes[f->keyframe_count - 1].frame > last) {
+        i->keyframe_bytes -= f->keyframes[f->keyframe_count - 1].compressed;
+        f->keyframe_count -= 1;
+    }
+    i->format_version = f->header.format_version;
+    i->fingerprint = f->header.fingerprint;
+    i->frames_per_chunk = (int)f->header.frames_per_chunk;
+    i->keyframe_interval = (int)f->header.keyframe_interval;
+    i->compression_level = (int)f->header.compression_level;
+    i->block_hashes = has_blocks(s);
+    i->first_frame = f->header.first_frame;
+    i->last_frame = last;
+    i->frame_count = f->frame_count;
+    i->keyframe_count = f->keyframe_count;
+    i->complete = s->complete && !s->stopped;
+    i->file_bytes = s->size;
+    i->valid_bytes = s->complete ? s->size : s->pos;
+}
+
+static eddy_status scan_records(scan *s) {
+    XXH3_INITSTATE(&s->prefix);
+    XXH3_64bits_reset(&s->prefix);
+    XXH3_64bits_update(&s->prefix, s->data, FILE_HEADER_FRAME);
+    s->pos = FILE_HEADER_FRAME;
+    while (s->pos < s->end && !s->stopped) {
+        eddy_status st = read_record(s);
+        if (st != EDDY_OK) return st;
+    }
+    if (s->complete && s->sequence == 0) return corrupt(s, "the file holds no records");
+    if (s->complete) return check_index(s);
+    if (!s->stopped) {
+        replay_message(s->message, s->message_size,
+                       "file cut short after record %u (byte %zu): no seek index or footer",
+                       (unsigned)s->sequence, s->pos);
+        s->stopped = true;
+    }
+    return EDDY_OK;
+}
+
+eddy_status replay_file_parse(replay_file *f, bool strict, char *message, size_t size) {
+    replay_message(message, size, "%s", "");
+    scan s;
+    memset(&s, 0, sizeof s);
+    s.f = f;
+    s.data = f->bytes.data;
+    s.size = f->bytes.size;
+    s.message = message;
+    s.message_size = size;
+    eddy_status st = file_header_get(s.data, s.size, &f->header, message, size);
+    if (st == EDDY_OK)
+        st = fingerprint_check(&f->header.fingerprint, strict, message, size, f->info.warnings,
+                               sizeof f->info.warnings);
+    if (st != EDDY_OK) return st;
+    f->dctx = ZSTD_createDCtx();
+    s.inputs = eddy_input_storage_create();
+    if (!f->dctx || !s.inputs) st = replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    if (st == EDDY_OK) ZSTD_DCtx_setParameter(f->dctx, ZSTD_d_experimentalParam3, 1);
+#endif
+    if (st == EDDY_OK) st = find_footer(&s);
+    if (st == EDDY_OK) st = scan_records(&s);
+    eddy_input_storage_destroy(s.inputs);
+    if (st != EDDY_OK) return st;
+    finish_info(&s);
+    if (!f->world && st == EDDY_OK)
+        replay_message(message, size, "file cut short before its world record was complete "
+                                      "(%zu bytes): nothing to play", s.size);
+    if (s.stopped) {
+        size_t used = strlen(f->info.warnings);
+        snprintf(f->info.warnings + used, sizeof f->info.warnings - used, "%s", message ? message : "");
+        return EDDY_ERROR_TRUNCATED;
+    }
+    return EDDY_OK;
+}
+
+void replay_file_free(replay_file *f) {
+    eddy_bytes_free(&f->bytes);
+    ZSTD_freeDCtx(f->dctx);
+    free(f->world);
+    for (int k = 0; k < f->chunk_count; ++k) free(f->chunks[k]);
+    free(f->chunks);
+    free(f->frames);
+    free(f->keyframes);
+    memset(f, 0, sizeof *f);
+}
+
+/* ---------------------------------------------------------------- access */
+eddy_status replay_keyframe_load(replay_file *f, int k, eddy_bytes *out, char *message,
+                                 size_t size) {
+    const keyframe_entry *e = &f->keyframes[k];
+    out->size = 0;
+    if (!bytes_reserve(out, e->content + 1))
+        return replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory for a keyframe");
+    size_t got = ZSTD_decompressDCtx(f->dctx, out->data, e->content, e->zframe, e->compressed);
+    if (ZSTD_isError(got) || got != e->content)
+        return replay_fail(message, size, EDDY_ERROR_CORRUPT, "keyframe at frame %lld: %s",
+                           (long long)e->frame,
+                           ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong size");
+    out->size = got;
+    return EDDY_OK;
+}
+
+int replay_blocks_get(const uint8_t *blocks, int component, uint64_t *out, int capacity) {
+    if (!blocks || component < 0 || component >= EDDY_COMPONENT_COUNT) return -1;
+    const uint8_t *p = blocks;
+    for (int k = 0; k < component; ++k) p += 4 + 8 * (size_t)le32(p);
+    const int n = (int)le32(p);
+    for (int i = 0; i < n && i < capacity; ++i) out[i] = le64(p + 4 + 8 * (size_t)i);
+    return n;
+}

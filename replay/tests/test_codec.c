@@ -1,0 +1,349 @@
+/* Wire encodings of the world definition and the per-frame input: round
+ * trips, canonical bytes, the documented example, and decoders that refuse
+ * every cut, damaged or foreign byte string with a status and a message
+ * (and never crash). */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "replay_testkit.h"
+
+static eddy_vec3 v3(float x, float y, float z) { return (eddy_vec3){x, y, z}; }
+
+/* ---------------------------------------------------------------- world def */
+static eddy_world_def odd_def(void) {
+    eddy_world_def d = eddy_world_def_default();
+    d.dt = 0.02f;
+    d.substeps = 3;
+    d.viscosity = 0.0f;
+    d.vorticity_dissipation = 0.5f;
+    d.density_diffusivity = 2e-3f;
+    d.density_relaxation = 0.25f;
+    d.ambient_density = 1.25f;
+    d.gravity = v3(0.5f, -0.0f, -9.5f);
+    d.wind = v3(1.0f, 2.0f, 3.0f);
+    d.stretch_gain = -1.5f;
+    d.mollify_length_scale = 0.0f;
+    d.velocity_method = EDDY_VELOCITY_DIRECT_GRID;
+    d.vorton_radius = 0.3f;
+    d.tracer_radius = 0.05f;
+    d.vorton_max_age = 17;
+    d.tracer_max_age = -1;
+    d.seed = 0x0123456789abcdefull;
+    d.ambient_temperature = 280.0f;
+    d.fluid_specific_heat = 2.0f;
+    d.boundary_thickness = 2.5f;
+    d.shedding_gain = 0.75f;
+    d.spin_gain = -1.0f;
+    d.tracer_restitution = 0.5f;
+    d.wall_poisoning = EDDY_WALL_POISON_VORTON_HITS;
+    d.flush_denormals = false;
+    return d;
+}
+
+static bool same_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+Test(codec, world_def_round_trip_keeps_physics_and_the_callers_threading) {
+    const eddy_world_def d = odd_def();
+    eddy_bytes b = {0};
+    cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
+    cr_assert_eq(b.size, 125);
+    eddy_world_def out = eddy_world_def_default();
+    out.worker_count = 7;
+    out.hash_every_step = false;
+    char message[256];
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.worker_count, 7);
+    cr_assert_eq(out.hash_every_step, false);
+    cr_assert(same_bits(out.gravity.y, -0.0f));
+    cr_assert_eq(out.seed, d.seed);
+    cr_assert_eq(out.wall_poisoning, EDDY_WALL_POISON_VORTON_HITS);
+    cr_assert_eq(out.velocity_method, EDDY_VELOCITY_DIRECT_GRID);
+    cr_assert_eq(out.flush_denormals, false);
+    eddy_bytes again = {0};
+    cr_assert_eq(eddy_world_def_encode(&out, &again), EDDY_OK);
+    cr_assert(again.size == b.size && memcmp(again.data, b.data, b.size) == 0);
+    eddy_bytes_free(&b);
+    eddy_bytes_free(&again);
+    eddy_bytes_free(&again); /* freeing twice is harmless */
+}
+
+Test(codec, world_def_decode_refuses_and_names_the_problem) {
+    const eddy_world_def d = eddy_world_def_default();
+    eddy_bytes b = {0};
+    cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
+    char message[256];
+    eddy_world_def out = eddy_world_def_default();
+    for (size_t n = 0; n < b.size; ++n)
+        cr_assert_eq(eddy_world_def_decode(b.data, n, &out, message, sizeof message),
+                     EDDY_ERROR_TRUNCATED, "%zu bytes: %s", n, message);
+    testkit_append(&b, "", 1);
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    b.size -= 1;
+    b.data[4] = 9; /* version */
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_VERSION);
+    cr_assert(strstr(message, "version 9") != NULL, "%s", message);
+    b.data[4] = 1;
+    b.data[124] = 2; /* flush_denormals is a bool */
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    cr_assert(strstr(message, "flush_denormals") != NULL, "%s", message);
+    b.data[124] = 1;
+    const float negative = -1.0f; /* dt at offset 8 */
+    memcpy(b.data + 8, &negative, 4);
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_INVALID_DEF);
+    cr_assert(strstr(message, "dt") != NULL, "%s", message);
+    b.data[0] = 'X';
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    cr_assert_eq(out.dt, d.dt, "a failed decode changed the def");
+    eddy_bytes_free(&b);
+}
+
+/* ---------------------------------------------------------------- input */
+typedef struct full_input {
+    eddy_input input;
+    eddy_emitter_command em[7];
+    eddy_body_command body[8];
+} full_input;
+
+static void fill_emitter_commands(full_input *f) {
+    for (int k = 0; k < 7; ++k) {
+        eddy_emitter_command *c = &f->em[k];
+        c->type = (eddy_emitter_command_type)(k + 1);
+        c->emitter = (eddy_emitter_id){k + 1, (uint16_t)(100 + k)};
+    }
+    f->em[2].vorton_rate = 1.5f;
+    f->em[2].tracer_rate = 2.5f;
+    f->em[3].vorton_count = 3;
+    f->em[3].tracer_count = -4;
+    f->em[4].position = v3(1.0f, -2.0f, 3.0f);
+    f->em[5].def = eddy_emitter_def_default();
+    f->em[5].def.vorticity_spread = v3(0.25f, 0.5f, 0.75f);
+    f->em[5].def.enabled = false;
+}
+
+static void fill_body_commands(full_input *f) {
+    for (int k = 0; k < 8; ++k) {
+        eddy_body_command *c = &f->body[k];
+        c->type = (eddy_body_command_type)(k % 7 + 1);
+        c->body = (eddy_body_id){k + 1, (uint16_t)(7 * k)};
+        c->vector = v3(0.5f * (float)k, 1.0f, -1.0f);
+        c->point = v3(2.0f, 0.0f, -0.0f);
+        c->position = v3(3.0f, 4.0f, 5.0f);
+        c->orientation = (eddy_quat){0.0f, 0.6f, 0.0f, 0.8f};
+        c->linear_velocity = v3(-1.0f, 0.0f, 0.0f);
+        c->angular_velocity = v3(0.0f, 0.0f, 9.0f);
+    }
+    f->body[0].def = eddy_body_def_default();
+    f->body[0].def.shape = eddy_shape_hole(eddy_shape_box(v3(1.0f, 2.0f, 3.0f)));
+    f->body[0].def.type = EDDY_BODY_KINEMATIC;
+    f->body[7].type = EDDY_BODY_CREATE;
+    f->body[7].def = eddy_body_def_default();
+    f->body[7].def.gravity = false;
+}
+
+static const eddy_input *full(full_input *f) {
+    memset(f, 0, sizeof *f);
+    fill_emitter_commands(f);
+    fill_body_commands(f);
+    f->input.flags = EDDY_INPUT_SET_GRAVITY | EDDY_INPUT_SET_WIND;
+    f->input.gravity = v3(0.0f, 0.0f, -1.0f);
+    f->input.wind = v3(0.125f, 0.0f, 0.0f);
+    f->input.emitter_commands = f->em;
+    f->input.emitter_command_count = 7;
+    f->input.body_commands = f->body;
+    f->input.body_command_count = 8;
+    return &f->input;
+}
+
+static void encode(const eddy_input *in, eddy_bytes *out) {
+    out->size = 0;
+    cr_assert_eq(eddy_input_encode(in, out), EDDY_OK);
+}
+
+Test(codec, input_round_trip_of_every_command) {
+    full_input f;
+    eddy_bytes b = {0}, again = {0};
+    encode(full(&f), &b);
+    eddy_input_storage *s = eddy_input_storage_create();
+    const eddy_input *in;
+    char message[256];
+    cr_assert_eq(eddy_input_decode(b.data, b.size, s, &in, message, sizeof message), EDDY_OK, "%s",
+                 message);
+    cr_assert_eq(in->emitter_command_count, 7);
+    cr_assert_eq(in->body_command_count, 8);
+    cr_assert_eq(in->emitter_commands[3].tracer_count, -4);
+    cr_assert_eq(in->emitter_commands[5].def.enabled, false);
+    cr_assert(same_bits(in->emitter_commands[5].def.vorticity_spread.z, 0.75f));
+    const eddy_body_def *bd = &in->body_commands[0].def;
+    cr_assert_eq(bd->shape.type, EDDY_SHAPE_POLYTOPE);
+    cr_assert_eq(bd->shape.plane_count, 6);
+    cr_assert_eq(bd->shape.hole, true);
+    cr_assert_eq(bd->type, EDDY_BODY_KINEMATIC);
+    cr_assert_eq(in->body_commands[7].def.gravity, false);
+    cr_assert_eq(in->body_commands[4].body.generation, 28);
+    cr_assert(same_bits(in->body_commands[4].point.z, -0.0f));
+    encode(in, &again);
+    cr_assert(again.size == b.size && memcmp(again.data, b.data, b.size) == 0);
+    eddy_input_storage_destroy(s);
+    eddy_bytes_free(&b);
+    eddy_bytes_free(&again);
+}
+
+Test(codec, input_encoding_is_canonical) {
+    eddy_bytes a = {0}, b = {0};
+    eddy_input none = {0};
+    encode(NULL, &a);
+    cr_assert_eq(a.size, 14, "an empty input is version, flags and two counts");
+    encode(&none, &b);
+    cr_assert(a.size == b.size && memcmp(a.data, b.data, a.size) == 0);
+    /* Fields a command or a flag does not use do not reach the bytes. */
+    eddy_emitter_command c;
+    memset(&c, 0, sizeof c);
+    c.type = EDDY_EMITTER_ENABLE;
+    c.emitter = (eddy_emitter_id){1, 1};
+    eddy_input in = {0};
+    in.emitter_commands = &c;
+    in.emitter_command_count = 1;
+    encode(&in, &a);
+    c.vorton_rate = 99.0f;
+    c.position = v3(1.0f, 1.0f, 1.0f);
+    in.gravity = v3(5.0f, 5.0f, 5.0f);
+    encode(&in, &b);
+    cr_assert(a.size == b.size && memcmp(a.data, b.data, a.size) == 0);
+    eddy_bytes_free(&a);
+    eddy_bytes_free(&b);
+}
+
+/* The example in docs/snapshot-format.md §4. */
+Test(codec, input_matches_the_documented_example) {
+    eddy_emitter_command c;
+    memset(&c, 0, sizeof c);
+    c.type = EDDY_EMITTER_BURST;
+    c.emitter = (eddy_emitter_id){1, 1};
+    c.vorton_count = 2;
+    c.tracer_count = 300;
+    eddy_input in = {0};
+    in.flags = EDDY_INPUT_SET_WIND;
+    in.wind = v3(1.5f, 0.0f, -0.0f);
+    in.emitter_commands = &c;
+    in.emitter_command_count = 1;
+    static const uint8_t expected[] = {
+        0x01, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc0, 0x3f, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x00, 0x04, 0x01, 0x00, 0x00, 0x00, 0x01,
+        0x00, 0x02, 0x00, 0x00, 0x00, 0x2c, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    };
+    eddy_bytes b = {0};
+    encode(&in, &b);
+    cr_assert_eq(b.size, sizeof expected);
+    for (size_t i = 0; i < b.size; ++i)
+        cr_assert_eq(b.data[i], expected[i], "byte %zu is %02x, the document says %02x", i,
+                     b.data[i], expected[i]);
+    eddy_bytes_free(&b);
+}
+
+Test(codec, input_encode_refuses_what_it_cannot_represent) {
+    eddy_bytes b = {0};
+    eddy_input in = {0};
+    in.flags = 0x80;
+    cr_assert_eq(eddy_input_encode(&in, &b), EDDY_ERROR_INVALID_ARGUMENT);
+    eddy_emitter_command c;
+    memset(&c, 0, sizeof c);
+    c.type = (eddy_emitter_command_type)42;
+    in.flags = 0;
+    in.emitter_commands = &c;
+    in.emitter_command_count = 1;
+    cr_assert_eq(eddy_input_encode(&in, &b), EDDY_ERROR_INVALID_ARGUMENT);
+    in.emitter_command_count = -1;
+    cr_assert_eq(eddy_input_encode(&in, &b), EDDY_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(b.size, 0, "a refused input appended bytes");
+    eddy_bytes_free(&b);
+}
+
+/* Decoding is total: any byte string either fails with a message or decodes
+ * to an input whose encoding is exactly that byte string. */
+static void check_total(eddy_input_storage *s, const uint8_t *data, size_t size, eddy_bytes *tmp) {
+    const eddy_input *in;
+    char message[256] = "unset";
+    eddy_status st = eddy_input_decode(data, size, s, &in, message, sizeof message);
+    if (st != EDDY_OK) {
+        cr_assert(st == EDDY_ERROR_TRUNCATED || st == EDDY_ERROR_CORRUPT || st == EDDY_ERROR_VERSION,
+                  "%s", eddy_status_name(st));
+        cr_assert(message[0] != '\0');
+        cr_assert_null(in);
+        return;
+    }
+    tmp->size = 0;
+    cr_assert_eq(eddy_input_encode(in, tmp), EDDY_OK);
+    cr_assert(tmp->size == size && memcmp(tmp->data, data, size) == 0,
+              "decoded bytes re-encode differently");
+}
+
+Test(codec, input_decode_is_total_under_cuts_and_bit_flips) {
+    full_input f;
+    eddy_bytes b = {0}, tmp = {0};
+    encode(full(&f), &b);
+    eddy_input_storage *s = eddy_input_storage_create();
+    for (size_t n = 0; n < b.size; ++n) {
+        const eddy_input *in;
+        char message[256];
+        cr_assert_neq(eddy_input_decode(b.data, n, s, &in, message, sizeof message), EDDY_OK,
+                      "a prefix of %zu bytes decoded", n);
+    }
+    for (size_t i = 0; i < b.size; ++i)
+        for (int bit = 0; bit < 8; ++bit) {
+            b.data[i] ^= (uint8_t)(1u << bit);
+            check_total(s, b.data, b.size, &tmp);
+            b.data[i] ^= (uint8_t)(1u << bit);
+        }
+    eddy_input_storage_destroy(s);
+    eddy_bytes_free(&b);
+    eddy_bytes_free(&tmp);
+}
+
+Test(codec, input_decode_survives_random_bytes) {
+    eddy_rng rng = eddy_rng_seed(42, 3);
+    uint8_t buf[96];
+    eddy_bytes tmp = {0};
+    eddy_input_storage *s = eddy_input_storage_create();
+    for (int round = 0; round < 20000; ++round) {
+        const size_t n = eddy_rng_next_u32(&rng) % sizeof buf;
+        for (size_t i = 0; i < n; ++i) buf[i] = (uint8_t)eddy_rng_next_u32(&rng);
+        if (n >= 2 && round % 2 == 0) buf[0] = 1, buf[1] = 0; /* a valid version: go deeper */
+        if (n >= 6 && round % 4 == 0) buf[2] = buf[3] = buf[4] = buf[5] = 0;
+        check_total(s, buf, n, &tmp);
+    }
+    eddy_input_storage_destroy(s);
+    eddy_bytes_free(&tmp);
+}
+
+Test(codec, input_decode_refuses_version_and_bad_bools) {
+    eddy_bytes b = {0};
+    eddy_emitter_command c;
+    memset(&c, 0, sizeof c);
+    c.type = EDDY_EMITTER_CREATE;
+    c.def = eddy_emitter_def_default();
+    eddy_input in = {0};
+    in.emitter_commands = &c;
+    in.emitter_command_count = 1;
+    encode(&in, &b);
+    eddy_input_storage *s = eddy_input_storage_create();
+    const eddy_input *out;
+    char message[256];
+    b.data[b.size - 5] = 2; /* the emitter def's enabled flag, before the body count */
+    cr_assert_eq(eddy_input_decode(b.data, b.size, s, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    cr_assert(strstr(message, "enabled") != NULL, "%s", message);
+    b.data[0] = 2;
+    cr_assert_eq(eddy_input_decode(b.data, b.size, s, &out, message, sizeof message),
+                 EDDY_ERROR_VERSION);
+    eddy_input_storage_destroy(s);
+    eddy_bytes_free(&b);
+}

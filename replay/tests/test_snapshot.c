@@ -1,0 +1,257 @@
+/* Snapshots: restoring a world's state into a world with another worker
+ * count continues with the same frame hash on every later frame; the bytes
+ * are canonical; a snapshot that is cut, damaged, from another version or
+ * from another world is refused with a message and leaves the world as it
+ * was. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "codec.h" /* lib internal: the snapshot's checksum helper */
+#include "core.h"  /* lib internal: structure sizes for the layout guard */
+#include "replay_testkit.h"
+
+static eddy_world *world_at(const char *scene, int workers, int64_t frame) {
+    eddy_world *w = testkit_scene_world(scene, workers);
+    cr_assert_not_null(w, "cannot create %s", scene);
+    while (eddy_world_frame(w) < frame)
+        cr_assert_eq(testkit_step(w, scene), EDDY_OK, "%s: step to frame %lld failed: %s", scene,
+                     (long long)eddy_world_frame(w) + 1, eddy_world_error_message(w));
+    return w;
+}
+
+static void snapshot_of(eddy_world *w, eddy_bytes *out) {
+    out->size = 0;
+    cr_assert_eq(eddy_world_snapshot(w, out), EDDY_OK);
+}
+
+static void assert_same_hash(eddy_world *a, eddy_world *b, const char *what) {
+    eddy_frame_hash ha = eddy_world_hash(a), hb = eddy_world_hash(b);
+    cr_assert_eq(ha.frame, hb.frame, "%s: frames %lld and %lld", what, (long long)ha.frame,
+                 (long long)hb.frame);
+    for (int c = 0; c < EDDY_COMPONENT_COUNT; ++c)
+        cr_assert_eq(ha.component[c], hb.component[c], "%s: frame %lld, component %s differs", what,
+                     (long long)ha.frame, eddy_component_name((eddy_component)c));
+    cr_assert_eq(ha.frame_hash, hb.frame_hash, "%s", what);
+}
+
+/* ---------------------------------------------------------------- continuation */
+typedef struct continuation {
+    char scene[24];
+    int frame;      /* snapshot taken after this many steps */
+    int workers;    /* of the restored world (the original runs at 1) */
+    int steps;      /* compared after the restore */
+} continuation;
+
+ParameterizedTestParameters(snapshot, continuation_matches_uninterrupted_run) {
+    static continuation params[] = {
+        {"tiny", 0, 4, 14},            /* before the first step: emitter, body, no grid */
+        {"tiny", 3, 16, 11},           /* kinematic body created, force pending */
+        {"tiny", 8, 2, 6},             /* second emitter alive, kinematic pose set */
+        {"tiny", 11, 3, 4},            /* a destroyed body slot, a destroyed emitter slot */
+        {"vortex_ring", 1, 16, 6},
+        {"vortex_ring", 20, 3, 6},
+        {"jet_ring", 12, 4, 6},        /* emitting tracers with a carried remainder */
+        {"noise_cloud", 4, 2, 4},      /* emitting vortons and tracers, 262k tracers */
+        {"ball_through_smoke", 25, 4, 6},  /* ball in the smoke: mid-collision */
+        {"wind_past_ball", 30, 3, 5},  /* fixed ball, emitted smoke streaming past */
+    };
+    return cr_make_param_array(continuation, params, sizeof params / sizeof params[0]);
+}
+
+ParameterizedTest(continuation *p, snapshot, continuation_matches_uninterrupted_run,
+                  .timeout = 120) {
+    eddy_world *original = world_at(p->scene, 1, p->frame);
+    eddy_bytes snap = {0};
+    snapshot_of(original, &snap);
+    eddy_world *restored = testkit_scene_world(p->scene, p->workers);
+    cr_assert_not_null(restored);
+    testkit_step(restored, p->scene); /* a different state to overwrite */
+    char message[256];
+    cr_assert_eq(eddy_world_restore(restored, snap.data, snap.size, message, sizeof message),
+                 EDDY_OK, "%s", message);
+    assert_same_hash(original, restored, p->scene);
+    for (int k = 0; k < p->steps; ++k) {
+        cr_assert_eq(testkit_step(original, p->scene), EDDY_OK);
+        cr_assert_eq(testkit_step(restored, p->scene), EDDY_OK, "%s",
+                     eddy_world_error_message(restored));
+        assert_same_hash(original, restored, p->scene);
+    }
+    eddy_bytes again = {0};
+    snapshot_of(original, &snap);
+    snapshot_of(restored, &again);
+    cr_assert_eq(snap.size, again.size);
+    cr_assert(memcmp(snap.data, again.data, snap.size) == 0, "snapshots of equal states differ");
+    eddy_bytes_free(&snap);
+    eddy_bytes_free(&again);
+    eddy_world_destroy(original);
+    eddy_world_destroy(restored);
+}
+
+/* noise_cloud's emitter is switched off at frame 150 and on at 200; restore
+ * right after each switch and check that emission goes on the same way. */
+Test(snapshot, noise_cloud_across_the_emitter_toggles, .timeout = 180) {
+    eddy_world *original = world_at("noise_cloud", 2, 151);
+    eddy_world *restored = testkit_scene_world("noise_cloud", 1);
+    eddy_bytes snap = {0};
+    const int64_t checkpoints[] = {151, 201};
+    for (int c = 0; c < 2; ++c) {
+        while (eddy_world_frame(original) < checkpoints[c]) testkit_step(original, "noise_cloud");
+        snapshot_of(original, &snap);
+        char message[256];
+        cr_assert_eq(eddy_world_restore(restored, snap.data, snap.size, message, sizeof message),
+                     EDDY_OK, "%s", message);
+        for (int k = 0; k < 3; ++k) {
+            testkit_step(original, "noise_cloud");
+            testkit_step(restored, "noise_cloud");
+            assert_same_hash(original, restored, "noise_cloud");
+        }
+    }
+    eddy_bytes_free(&snap);
+    eddy_world_destroy(original);
+    eddy_world_destroy(restored);
+}
+
+/* ---------------------------------------------------------------- refusals */
+static uint64_t hash_of(eddy_world *w) { return eddy_world_hash(w).frame_hash; }
+
+/* Recompute the trailing checksum after an edit, so only the field checks
+ * can refuse the snapshot. */
+static void reseal(eddy_bytes *b) {
+    uint64_t h = wire_xxh3(b->data, b->size - 8);
+    for (int i = 0; i < 8; ++i) b->data[b->size - 8 + (size_t)i] = (uint8_t)(h >> (8 * i));
+}
+
+Test(snapshot, refuses_a_world_with_another_definition) {
+    eddy_world *w = world_at("tiny", 1, 4);
+    eddy_bytes snap = {0};
+    snapshot_of(w, &snap);
+    eddy_world_def d = *eddy_world_get_def(w);
+    d.viscosity *= 2.0f;
+    eddy_world *other;
+    cr_assert_eq(eddy_world_create(&d, &other), EDDY_OK);
+    const uint64_t before = hash_of(other);
+    char message[256];
+    cr_assert_eq(eddy_world_restore(other, snap.data, snap.size, message, sizeof message),
+                 EDDY_ERROR_INVALID_DEF);
+    cr_assert(strstr(message, "definition") != NULL, "message: %s", message);
+    cr_assert_eq(hash_of(other), before, "a refused restore changed the world");
+    eddy_bytes_free(&snap);
+    eddy_world_destroy(w);
+    eddy_world_destroy(other);
+}
+
+Test(snapshot, refuses_every_truncation_and_keeps_the_world) {
+    eddy_world *w = world_at("tiny", 1, 9);
+    eddy_bytes snap = {0};
+    snapshot_of(w, &snap);
+    eddy_world *target = world_at("tiny", 1, 2);
+    const uint64_t before = hash_of(target);
+    char message[256];
+    for (size_t n = 0; n < snap.size; ++n) {
+        eddy_status s = eddy_world_restore(target, snap.data, n, message, sizeof message);
+        cr_assert(s == EDDY_ERROR_TRUNCATED || s == EDDY_ERROR_CORRUPT,
+                  "%zu of %zu bytes: %s (%s)", n, snap.size, eddy_status_name(s), message);
+        cr_assert(message[0] != '\0');
+    }
+    cr_assert_eq(hash_of(target), before);
+    cr_assert_eq(eddy_world_frame(target), 2);
+    eddy_bytes_free(&snap);
+    eddy_world_destroy(w);
+    eddy_world_destroy(target);
+}
+
+Test(snapshot, detects_a_bit_flip_in_every_byte) {
+    eddy_world *w = world_at("tiny", 1, 9);
+    eddy_bytes snap = {0};
+    snapshot_of(w, &snap);
+    eddy_world *target = world_at("tiny", 1, 2);
+    const uint64_t before = hash_of(target);
+    for (size_t i = 0; i < snap.size; ++i) {
+        const uint8_t bit = (uint8_t)(1u << (i % 8));
+        snap.data[i] ^= bit;
+        char message[256];
+        eddy_status s = eddy_world_restore(target, snap.data, snap.size, message, sizeof message);
+        cr_assert_neq(s, EDDY_OK, "a flipped bit in byte %zu of %zu went unnoticed", i, snap.size);
+        snap.data[i] ^= bit;
+    }
+    cr_assert_eq(hash_of(target), before);
+    eddy_bytes_free(&snap);
+    eddy_world_destroy(w);
+    eddy_world_destroy(target);
+}
+
+Test(snapshot, refuses_other_versions_with_a_message) {
+    eddy_world *w = world_at("tiny", 1, 3);
+    eddy_bytes snap = {0};
+    snapshot_of(w, &snap);
+    const size_t fields[] = {8, 12}; /* snapshot version, hash spec version */
+    for (int f = 0; f < 2; ++f) {
+        snap.data[fields[f]] ^= 0x40;
+        reseal(&snap);
+        char message[256];
+        cr_assert_eq(eddy_world_restore(w, snap.data, snap.size, message, sizeof message),
+                     EDDY_ERROR_VERSION, "field at %zu: %s", fields[f], message);
+        cr_assert(strstr(message, "version") != NULL, "%s", message);
+        snap.data[fields[f]] ^= 0x40;
+        reseal(&snap);
+    }
+    char message[256];
+    cr_assert_eq(eddy_world_restore(w, snap.data, snap.size, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    eddy_bytes_free(&snap);
+    eddy_world_destroy(w);
+}
+
+Test(snapshot, refuses_a_nan_in_the_state) {
+    eddy_world *w = world_at("tiny", 1, 3);
+    eddy_bytes snap = {0};
+    snapshot_of(w, &snap);
+    /* First vorton px: header 32, GLOB section (12 + 137), VORT tag+length 12, count 4. */
+    const size_t px = 32 + 12 + 137 + 12 + 4;
+    const uint8_t nan[4] = {0x00, 0x00, 0xc0, 0x7f};
+    memcpy(snap.data + px, nan, 4);
+    reseal(&snap);
+    char message[256];
+    cr_assert_eq(eddy_world_restore(w, snap.data, snap.size, message, sizeof message), EDDY_ERROR_NAN,
+                 "%s", message);
+    eddy_bytes_free(&snap);
+    eddy_world_destroy(w);
+}
+
+Test(snapshot, restores_a_world_that_failed_nothing_and_frame_zero_allows_population) {
+    eddy_world *w = world_at("tiny", 1, 0);
+    eddy_bytes snap = {0};
+    snapshot_of(w, &snap);
+    eddy_world *other = world_at("tiny", 1, 5);
+    cr_assert_eq(eddy_world_restore(other, snap.data, snap.size, NULL, 0), EDDY_OK);
+    cr_assert_eq(eddy_world_frame(other), 0);
+    eddy_tracer t = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f, 0};
+    cr_assert_eq(eddy_world_add_tracers(other, &t, 1), EDDY_OK, "frame 0 again: population allowed");
+    eddy_bytes_free(&snap);
+    eddy_world_destroy(w);
+    eddy_world_destroy(other);
+}
+
+/* ---------------------------------------------------------------- layout guard */
+/* A tripwire, not a format check: when one of these structures changes, the
+ * snapshot (lib/snapshot.c) and the encodings (lib/codec.c) must be checked
+ * for the new field, the format documents updated and, if the bytes change,
+ * the version bumped. Then update the sizes here. */
+Test(snapshot, layout_guard_state_structures_unchanged) {
+    cr_expect_eq(sizeof(eddy_world_def), 176, "eddy_world_def changed (%zu): encode the new "
+                 "physical field in lib/codec.c or say why not", sizeof(eddy_world_def));
+    cr_expect_eq(sizeof(body), 880, "body changed (%zu): snapshot the new field in lib/snapshot.c",
+                 sizeof(body));
+    cr_expect_eq(sizeof(emitter), 96, "emitter changed (%zu): snapshot it", sizeof(emitter));
+    cr_expect_eq(sizeof(particle_array), 128, "particle_array changed (%zu): snapshot it",
+                 sizeof(particle_array));
+    cr_expect_eq(sizeof(eddy_world), 2680, "eddy_world changed (%zu): is the new field state?",
+                 sizeof(eddy_world));
+    cr_expect_eq(sizeof(eddy_body_def), 608, "eddy_body_def changed (%zu): encode it",
+                 sizeof(eddy_body_def));
+    cr_expect_eq(sizeof(eddy_emitter_def), 76, "eddy_emitter_def changed (%zu): encode it",
+                 sizeof(eddy_emitter_def));
+}
