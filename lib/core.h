@@ -300,6 +300,11 @@ typedef struct eddy_world {
     eddy_profile profile;
     eddy_frame_hash last_hash;
     bool hash_valid;
+    /* block hashes of vortons then tracers behind last_hash (valid while
+     * hash_valid and block_cache_valid) */
+    uint64_t *block_cache;
+    size_t block_cache_capacity;
+    bool block_cache_valid;
     char error[256];
 } eddy_world;
 

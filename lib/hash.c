@@ -288,11 +288,20 @@ static bool particle_components_parallel(eddy_world *w, uint64_t component[EDDY_
                    chunk_count(w->tracers.count, EDDY_HASH_BLOCK_PARTICLES)},
     };
     int total = job.blocks[0] + job.blocks[1];
+    w->block_cache_valid = false;
     if (total > 0) {
-        job.out = partials_reserve(w, (size_t)total * sizeof(uint64_t));
-        if (job.out == NULL) return false;
+        /* Block hashes land in a per-world cache, so eddy_world_block_hashes
+         * of the same state is a copy. */
+        if ((size_t)total > w->block_cache_capacity) {
+            uint64_t *p = realloc(w->block_cache, (size_t)total * sizeof *p);
+            if (p == NULL) return false;
+            w->block_cache = p;
+            w->block_cache_capacity = (size_t)total;
+        }
+        job.out = w->block_cache;
         parallel_for(&w->tasks, total, 1, block_job_chunk, &job);
     }
+    w->block_cache_valid = true;
     component[EDDY_COMPONENT_VORTONS] = component_hash_of_blocks(
         EDDY_COMPONENT_VORTONS, (uint64_t)w->vortons.count, job.out, job.blocks[0]);
     component[EDDY_COMPONENT_TRACERS] =
@@ -381,6 +390,7 @@ static void store_hash(eddy_world *w, const uint64_t component[EDDY_COMPONENT_CO
 void hash_compute_without_scratch(eddy_world *w);
 void hash_compute_without_scratch(eddy_world *w) {
     uint64_t component[EDDY_COMPONENT_COUNT];
+    w->block_cache_valid = false;
     component[EDDY_COMPONENT_VORTONS] = particle_component_serial(w, EDDY_COMPONENT_VORTONS);
     component[EDDY_COMPONENT_TRACERS] = particle_component_serial(w, EDDY_COMPONENT_TRACERS);
     other_components(w, component);
@@ -432,6 +442,14 @@ int eddy_world_block_hashes(eddy_world *world, eddy_component component, uint64_
     case EDDY_COMPONENT_TRACERS: {
         const particle_array *a = component_particles(world, component);
         int blocks = chunk_count(a->count, EDDY_HASH_BLOCK_PARTICLES);
+        if (world->hash_valid && world->block_cache_valid) {
+            const int skip = component == EDDY_COMPONENT_TRACERS
+                                 ? chunk_count(world->vortons.count, EDDY_HASH_BLOCK_PARTICLES)
+                                 : 0;
+            const int n = blocks < capacity ? blocks : capacity;
+            if (n > 0) memcpy(out, world->block_cache + skip, (size_t)n * sizeof *out);
+            return blocks;
+        }
         block_job job = {
             .arrays = {a, a},
             .vorton = {component == EDDY_COMPONENT_VORTONS, false},

@@ -147,6 +147,7 @@ static void world_free(eddy_world *w) {
     free(w->density_gradient);
     for (int k = 0; k < 4; ++k) free(w->scratch[k]);
     free(w->partials);
+    free(w->block_cache);
     eddy_pool_destroy(w->tasks.own_pool);
     free(w);
 }
