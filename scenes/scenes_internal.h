@@ -216,4 +216,42 @@ scene_build_fn scene_build_two_drops;
 scene_build_fn scene_build_noise_cloud;
 scene_input_fn scene_input_noise_cloud;
 
+/* scenes_bodies.c: build (particles) and populate (bodies) for each scene */
+scene_build_fn scene_build_ball_through_smoke;
+scene_populate_fn scene_populate_ball_through_smoke;
+scene_build_fn scene_build_rifled_ball;
+scene_populate_fn scene_populate_rifled_ball;
+scene_build_fn scene_build_curve_ball;
+scene_populate_fn scene_populate_curve_ball;
+scene_build_fn scene_build_spinning_ball;
+scene_populate_fn scene_populate_spinning_ball;
+scene_build_fn scene_build_wind_past_ball;
+scene_populate_fn scene_populate_wind_past_ball;
+scene_build_fn scene_build_rotated_cube;
+scene_populate_fn scene_populate_rotated_cube;
+scene_build_fn scene_build_plate_lift;
+scene_populate_fn scene_populate_plate_lift;
+scene_build_fn scene_build_box_spin;
+scene_populate_fn scene_populate_box_spin;
+scene_build_fn scene_build_box_magnus;
+scene_populate_fn scene_populate_box_magnus;
+scene_build_fn scene_build_airfoil;
+scene_populate_fn scene_populate_airfoil;
+scene_build_fn scene_build_buoyant_ball;
+scene_populate_fn scene_populate_buoyant_ball;
+scene_build_fn scene_build_container_drop;
+scene_populate_fn scene_populate_container_drop;
+scene_build_fn scene_build_container_layers;
+scene_populate_fn scene_populate_container_layers;
+scene_build_fn scene_build_sloshing;
+scene_populate_fn scene_populate_sloshing;
+scene_build_fn scene_build_rotating_container;
+scene_populate_fn scene_populate_rotating_container;
+scene_build_fn scene_build_dam_break;
+scene_populate_fn scene_populate_dam_break;
+scene_build_fn scene_build_plume_plate;
+scene_populate_fn scene_populate_plume_plate;
+scene_input_fn scene_input_sloshing;
+scene_input_fn scene_input_rotating_container;
+
 #endif
