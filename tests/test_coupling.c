@@ -677,28 +677,60 @@ Test(coupling_buoyancy, non_ambient_fluid_sets_the_buoyancy, .timeout = 120) {
  *
  * Explicit stretching needs a step below ~1/(gain |grad u|): the container
  * scenes run 2 substeps per frame (docs/coupling.md). */
+/* z below which a fraction q of the vortons with rho' of the given sign lie. */
+static double layer_quantile(eddy_world *w, int sign, double q) {
+    const int n = eddy_world_vorton_count(w);
+    eddy_vorton *v = malloc((size_t)n * sizeof *v);
+    cr_assert_not_null(v);
+    eddy_world_get_vortons(w, 0, n, v);
+    double *z = malloc((size_t)n * sizeof *z);
+    cr_assert_not_null(z);
+    int m = 0;
+    for (int i = 0; i < n; ++i)
+        if ((sign > 0 && v[i].density_deviation > 0.1f) ||
+            (sign < 0 && v[i].density_deviation < -0.1f))
+            z[m++] = D(v[i].position.z);
+    for (int i = 1; i < m; ++i) /* insertion sort: small n */
+        for (int j = i; j > 0 && z[j - 1] > z[j]; --j) {
+            const double t = z[j];
+            z[j] = z[j - 1];
+            z[j - 1] = t;
+        }
+    const double r = m > 0 ? z[(int)(q * (m - 1))] : 0.0;
+    free(z);
+    free(v);
+    return r;
+}
+
+/* buoyant_ball: a ball of the ambient density starts in the light layer above
+ * the heavy one, in a closed box. It must settle between the layers: from the
+ * scene's default frames to 60 frames later its centre stays above the top
+ * of the heavy layer (90% of the heavy vortons below) and below the bottom of
+ * the light layer (90% of the light vortons above), and it comes to rest
+ * (|v_z| < 0.1 m/s at the end). The layers themselves drift toward the floor
+ * and the lid over the run (docs/coupling.md), so the band is measured, not
+ * fixed at the initial interface. */
 Test(coupling_buoyancy, buoyant_ball_settles_between_layers, .timeout = 120) {
     const char *name = "buoyant_ball";
     eddy_world *w = scene_world(name);
     const eddy_body_id id = first_body(w);
     const int settle = scene_frames(name), end = settle + 60;
-    double zmin = 1e30, zmax = -1e30, z_settle = 0.0;
+    int outside = 0;
+    double vz = 0.0;
     for (int f = 1; f <= end; ++f) {
         step_scene(w, name);
-        const double z = D(body_state(w, id).position.z);
-        if (f % 30 == 0) cr_log_info("%s f%3d: z = %+.4f", name, f, z);
-        if (f == settle) z_settle = z;
-        if (f >= settle) {
-            zmin = z < zmin ? z : zmin;
-            zmax = z > zmax ? z : zmax;
-        }
+        const eddy_body_state st = body_state(w, id);
+        const double z = D(st.position.z);
+        vz = D(st.linear_velocity.z);
+        if (f < settle || f % 10 != 0) continue;
+        const double heavy_top = layer_quantile(w, +1, 0.9), light_bottom = layer_quantile(w, -1, 0.1);
+        cr_log_info("%s f%3d: ball z %+.4f, heavy layer top %+.4f, light layer bottom %+.4f, v_z %+.4f",
+                    name, f, z, heavy_top, light_bottom, vz);
+        if (!(z > heavy_top && z < light_bottom)) ++outside;
     }
-    cr_log_info("%s: z at frame %d = %+.4f; z over frames %d..%d in [%+.4f, %+.4f] (interface "
-                "z = 0, band +-0.25)", name, settle, z_settle, settle, end, zmin, zmax);
-    cr_expect_lt(fabs(zmin), 0.25, "%s: z %+.4f outside the band", name,
-                 zmin);
-    cr_expect_lt(fabs(zmax), 0.25, "%s: z %+.4f outside the band", name,
-                 zmax);
+    cr_expect_eq(outside, 0, "%s: the ball left the gap between the layers at %d checks", name,
+                 outside);
+    cr_expect_lt(fabs(vz), 0.1, "%s: still moving at %+.3f m/s", name, vz);
     eddy_world_destroy(w);
 }
 
@@ -722,11 +754,30 @@ static double beyond_walls(const eddy_shape *s, dvec x, eddy_quat q, eddy_vec3 p
     return m;
 }
 
+/* Pose of a kinematic body after k of its substeps of length h (the library
+ * moves it by v h and turns it by q += h/2 (0, w) q, renormalised, each one). */
+static void advance_kinematic(eddy_body_state *s, int k, double h) {
+    for (int i = 0; i < k; ++i) {
+        const eddy_vec3 v = s->linear_velocity, w = s->angular_velocity;
+        eddy_quat q = s->orientation;
+        s->position.x += (float)(D(v.x) * h);
+        s->position.y += (float)(D(v.y) * h);
+        s->position.z += (float)(D(v.z) * h);
+        const double a = 0.5 * h;
+        const double x = D(q.x) + a * (D(w.x) * D(q.w) + D(w.y) * D(q.z) - D(w.z) * D(q.y));
+        const double y = D(q.y) + a * (D(w.y) * D(q.w) + D(w.z) * D(q.x) - D(w.x) * D(q.z));
+        const double z = D(q.z) + a * (D(w.z) * D(q.w) + D(w.x) * D(q.y) - D(w.y) * D(q.x));
+        const double ww = D(q.w) + a * (-D(w.x) * D(q.x) - D(w.y) * D(q.y) - D(w.z) * D(q.z));
+        const double l = sqrt(x * x + y * y + z * z + ww * ww);
+        s->orientation = (eddy_quat){(float)(x / l), (float)(y / l), (float)(z / l), (float)(ww / l)};
+    }
+}
+
 /* Runs a container scene for `frames` frames and counts, after every step,
  * the vortons and tracers whose centre lies outside the container's box in
- * its own frame, at the pose the walls had during that step's collisions
- * (the pose before the step, or the one a SET_KINEMATIC command in the
- * scripted input gave it). The walls then move on with the body's
+ * its own frame, at the pose the walls had during that step's last collision
+ * pass (the pose before the step, or the one a SET_KINEMATIC command in the
+ * scripted input gave it, moved on by all substeps but the last). The walls then move on with the body's
  * integration, so at the end of the step a particle may lag a moving wall by
  * up to (|v| + |omega| R_circ) dt: that lag is logged and bounded too. */
 static void expect_contained(const char *name, int frames) {
@@ -741,6 +792,7 @@ static void expect_contained(const char *name, int frames) {
     long escaped_v = 0, escaped_t = 0;
     int first_escape = -1, n0v = -1, n0t = -1, nv_min = 1 << 30, nt_min = 1 << 30;
     double worst = -1e30, worst_end = -1e30, worst_lag_excess = -1e30;
+    long nonfinite = 0;
     for (int f = 1; f <= frames; ++f) {
         eddy_scene_input si;
         const eddy_input *in = eddy_scene_input_for(name, eddy_world_frame(w), &si);
@@ -755,6 +807,8 @@ static void expect_contained(const char *name, int frames) {
                 pre.angular_velocity = c->angular_velocity;
             }
         }
+        const int substeps = eddy_world_get_def(w)->substeps;
+        advance_kinematic(&pre, substeps - 1, D(eddy_world_get_def(w)->dt) / substeps);
         step_with(w, in);
         const eddy_body_state post = body_state(w, id);
         const double wall_speed =
@@ -770,8 +824,13 @@ static void expect_contained(const char *name, int frames) {
         nv_min = nv < nv_min ? nv : nv_min;
         nt_min = nt < nt_min ? nt : nt_min;
         int ev = 0, et = 0;
+        for (int i = 0; i < nv; ++i)
+            if (!isfinite(v[i].vorticity.x) || !isfinite(v[i].vorticity.y) ||
+                !isfinite(v[i].vorticity.z))
+                ++nonfinite;
         for (int i = 0; i < nv + nt; ++i) {
             const eddy_vec3 p = i < nv ? v[i].position : t[i - nv].position;
+            if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z)) ++nonfinite;
             const double e = beyond_walls(&shape, dv(pre.position), pre.orientation, p);
             const double e_end = beyond_walls(&shape, dv(post.position), post.orientation, p);
             worst = e > worst ? e : worst;
@@ -806,6 +865,8 @@ static void expect_contained(const char *name, int frames) {
                  name, escaped_t, first_escape);
     cr_expect_leq(worst_lag_excess, 0.0, "%s: a particle is further outside the moved walls than "
                   "they moved in one step (%+.4f)", name, worst_lag_excess);
+    cr_expect_eq(nonfinite, 0, "%s: %ld non-finite positions or vorticities (a blown-up state "
+                 "cannot count as contained)", name, nonfinite);
     cr_expect_eq(nv_min, n0v, "%s: vortons lost", name);
     cr_expect_eq(nt_min, n0t, "%s: tracers lost", name);
     eddy_world_destroy(w);
