@@ -20,7 +20,7 @@ static void diag_chunk(int chunk, int begin, int end, void *context) {
     memset(&d, 0, sizeof d);
     const double V = job->volume;
     for (int i = begin; i < end; ++i) {
-        const double x = v->px[i], y = v->py[i], z = v->pz[i];
+        const double x = (double)v->px[i], y = (double)v->py[i], z = (double)v->pz[i];
         const double wx = (double)v->wx[i] * V, wy = (double)v->wy[i] * V, wz = (double)v->wz[i] * V;
         d.total_vorticity[0] += wx;
         d.total_vorticity[1] += wy;
@@ -32,7 +32,7 @@ static void diag_chunk(int chunk, int begin, int end, void *context) {
         d.angular_impulse[0] += (y * cz - z * cy) / 3.0;
         d.angular_impulse[1] += (z * cx - x * cz) / 3.0;
         d.angular_impulse[2] += (x * cy - y * cx) / 3.0;
-        const double ox = v->wx[i], oy = v->wy[i], oz = v->wz[i];
+        const double ox = (double)v->wx[i], oy = (double)v->wy[i], oz = (double)v->wz[i];
         d.enstrophy += (ox * ox + oy * oy + oz * oz) * V;
         d.mass_deviation += (double)v->drho[i] * V;
     }
@@ -56,7 +56,7 @@ void phase_diagnostics(eddy_world *w) {
     memset(&w->diagnostics, 0, sizeof w->diagnostics);
     if (n == 0) return;
     eddy_diagnostics *partials = partials_reserve(w, (size_t)n * sizeof *partials);
-    const double r = w->def.vorton_radius;
+    const double r = (double)w->def.vorton_radius;
     diag_job job = {&w->vortons, partials, 4.0 / 3.0 * 3.14159265358979323846 * r * r * r};
     if (!partials) {
         job.out = &w->diagnostics;

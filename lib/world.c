@@ -30,7 +30,10 @@ void world_set_error(eddy_world *w, const char *fmt, ...) {
 eddy_world_def eddy_world_def_default(void) {
     eddy_world_def d;
     memset(&d, 0, sizeof d);
-    d.dt = 1.0f / 30.0f;
+    /* 1/30 rounded to nearest, as a literal: a division here could run at run
+     * time in the caller's rounding mode (clang does not fold it under
+     * -fno-unsafe-math-optimizations) and change the definition's bits. */
+    d.dt = 0x1.111112p-5f;
     d.substeps = 1;
     d.viscosity = 0.01f;
     d.vorticity_dissipation = 0.01f;

@@ -6,9 +6,10 @@
  * scenes_internal.h and append rows here; names are a contract (goldens and
  * replays refer to them), so never rename or reuse one.
  *
- * Set-up arithmetic runs in round-to-nearest whatever the caller's rounding
- * mode is (fesetround around the build), so the initial state does not
- * depend on the caller's FP environment. */
+ * Everything here (building, populating, scripted inputs) runs in the default
+ * FP environment (round to nearest, no flushing) whatever the caller's is:
+ * fesetenv(FE_DFL_ENV) around each entry point, so a scene's initial state
+ * and inputs never depend on the caller's FP mode. */
 #include "scenes_internal.h"
 
 #include <fenv.h>
@@ -105,7 +106,7 @@ const eddy_scene_info *eddy_scene_find(const char *name) {
 
 eddy_world_def scene_physics_default(uint64_t seed) {
     eddy_world_def d = eddy_world_def_default();
-    d.dt = 1.0f / 30.0f;
+    d.dt = 0x1.111112p-5f; /* 1/30 rounded to nearest, written out: no run-time division */
     d.substeps = 1;
     d.viscosity = 0.01f;
     d.vorticity_dissipation = 0.01f;
@@ -143,11 +144,7 @@ static eddy_status scene_describe(const scene_entry *e, scene_build *b) {
     memset(b, 0, sizeof *b);
     b->def = scene_physics_default(e->seed);
     b->rng = eddy_rng_seed(e->seed, 1u);
-    int saved_round = fegetround();
-    fesetround(FE_TONEAREST);
-    eddy_status status = e->build(b);
-    fesetround(saved_round);
-    return status;
+    return e->build(b);
 }
 
 static eddy_status scene_populate_world(const scene_entry *e, const scene_build *b,
@@ -164,7 +161,20 @@ static eddy_status scene_populate_world(const scene_entry *e, const scene_build 
     return status;
 }
 
+static eddy_status scene_create_in_default_env(const char *name, const eddy_world_def *base,
+                                               eddy_world **out);
+
 eddy_status eddy_scene_create(const char *name, const eddy_world_def *base, eddy_world **out) {
+    fenv_t saved;
+    fegetenv(&saved);
+    fesetenv(FE_DFL_ENV);
+    const eddy_status status = scene_create_in_default_env(name, base, out);
+    fesetenv(&saved);
+    return status;
+}
+
+static eddy_status scene_create_in_default_env(const char *name, const eddy_world_def *base,
+                                               eddy_world **out) {
     if (out == NULL) return EDDY_ERROR_INVALID_ARGUMENT;
     *out = NULL;
     if (name == NULL) return EDDY_ERROR_INVALID_ARGUMENT;
@@ -193,7 +203,12 @@ const eddy_input *eddy_scene_input_for(const char *name, int64_t frame, eddy_sce
     const scene_entry *e = scene_entry_find(name);
     if (e == NULL || e->input == NULL || out == NULL) return NULL;
     memset(out, 0, sizeof *out);
-    return e->input(frame, out);
+    fenv_t saved;
+    fegetenv(&saved);
+    fesetenv(FE_DFL_ENV);
+    const eddy_input *in = e->input(frame, out);
+    fesetenv(&saved);
+    return in;
 }
 
 /* ---------------------------------------------------------------- lists */

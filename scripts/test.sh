@@ -48,11 +48,21 @@ check_install() {
 # own build dir), the verifier matrix (worker counts x pinning x FP modes), and
 # the clang build (CC=clang in its own build dir).
 
+# The determinism matrix (docs/verify.md): eddy-verify against golden/ across
+# worker counts, pinning, hostile FP modes, gcc/clang, -O0/-O3, -march=native,
+# ASan+UBSan and aarch64 under qemu; the mutation and FMA checks.
+run_determinism_matrix() {
+    step "determinism matrix (scripts/ci_matrix.sh)"
+    EDDY_BUILD_DIR="$build_dir" bash scripts/ci_matrix.sh ||
+        fail "scripts/ci_matrix.sh"
+}
+
 main() {
     setup_packages
     build_release
     run_ctest
     check_install
+    run_determinism_matrix
     step "all tests passed"
 }
 

@@ -1,0 +1,292 @@
+/* eddy-verify command line (docs/verify.md).
+ *
+ * Every option takes "--name VALUE" or "--name=VALUE". Lists are resolved
+ * here, once: scene names against the registry, worker counts into numbers,
+ * pin policies into verify_pin, so the rest of the tool never sees text. */
+#include "verify.h"
+
+#include "scenes.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef EDDY_VERIFY_GOLDEN_DIR
+#define EDDY_VERIFY_GOLDEN_DIR "golden"
+#endif
+
+/* The matrix CI runs (docs/verify.md), also the default. */
+#define VERIFY_DEFAULT_THREADS "1,2,3,4,8,16"
+
+void verify_usage(FILE *out) {
+    fprintf(out,
+            "usage: eddy-verify [--scene NAME|all] [--frames N] [--threads LIST]\n"
+            "                   [--pin none|core|pu|all] [--golden DIR] [--bless]\n"
+            "                   [--replay FILE] [--hostile-fp] [--json] [--list] [--help]\n"
+            "\n"
+            "Runs each scene at each worker count and pin policy, hashes every frame and\n"
+            "compares the trace with DIR/<scene>.golden; prints a pass/fail matrix and, for\n"
+            "a failure, the first divergent frame, component and block.\n"
+            "\n"
+            "  --scene NAMES   a scene, a comma-separated list, or all (default all)\n"
+            "  --frames N      frames to check (default: all the golden holds; when\n"
+            "                  blessing, the scene's default_frames)\n"
+            "  --threads LIST  worker counts, e.g. 1-16 or 1,2,7,16 (default %s)\n"
+            "  --pin POLICY    none, core, pu or all (= none,core,pu); a comma list works\n"
+            "                  too (default none)\n"
+            "  --golden DIR    golden directory (default %s)\n"
+            "  --bless         rewrite the goldens from a 1-worker unpinned run and print\n"
+            "                  what changed (only after an intended change: docs/determinism.md)\n"
+            "  --replay FILE   check a replay's embedded hashes at every worker count and pin\n"
+            "  --hostile-fp    step from a thread in round-toward-zero with FTZ/DAZ off and\n"
+            "                  start every worker in that mode (the result must not change)\n"
+            "  --json          one JSON object on stdout instead of the matrix\n"
+            "  --list          list the scenes and their default frames\n"
+            "  --help          this text\n"
+            "  --mutate WHAT   TEST ONLY: break determinism on purpose to prove the check\n"
+            "                  fails: reduction (reduction order follows the worker count)\n"
+            "                  or fp-mode (workers keep their own FP mode; use with\n"
+            "                  --hostile-fp)\n"
+            "\n"
+            "exit: 0 all match, 1 a mismatch, 2 usage, 3 bad golden or replay file\n",
+            VERIFY_DEFAULT_THREADS, EDDY_VERIFY_GOLDEN_DIR);
+}
+
+const char *verify_pin_name(verify_pin pin) {
+    switch (pin) {
+    case VERIFY_PIN_NONE: return "none";
+    case VERIFY_PIN_CORE: return "core";
+    case VERIFY_PIN_PU: return "pu";
+    }
+    return "?";
+}
+
+static int usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "eddy-verify: ");
+    vfprintf(stderr, format, args);
+    fprintf(stderr, "\n(eddy-verify --help for usage)\n");
+    va_end(args);
+    return VERIFY_EXIT_USAGE;
+}
+
+/* A decimal integer in [min, max] and nothing else. */
+static bool parse_int(const char *text, int min, int max, int *out) {
+    if (text == NULL || *text < '0' || *text > '9') return false;
+    char *end = NULL;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno != 0 || *end != '\0' || value < min || value > max) return false;
+    *out = (int)value;
+    return true;
+}
+
+/* Split a comma list in place into at most max entries; false on an empty entry. */
+static int split_commas(char *text, char **items, int max) {
+    int n = 0;
+    for (char *item = text; item != NULL;) {
+        char *comma = strchr(item, ',');
+        if (comma != NULL) *comma = '\0';
+        if (*item == '\0' || n == max) return -1;
+        items[n++] = item;
+        item = comma != NULL ? comma + 1 : NULL;
+    }
+    return n;
+}
+
+/* "N" or "A-B" appended to o->threads; duplicates refused. */
+static bool threads_add_entry(const char *entry, verify_options *o) {
+    char first[16];
+    const char *dash = strchr(entry, '-');
+    size_t len = dash != NULL ? (size_t)(dash - entry) : strlen(entry);
+    if (len == 0 || len >= sizeof first) return false;
+    memcpy(first, entry, len);
+    first[len] = '\0';
+    int lo = 0, hi = 0;
+    if (!parse_int(first, 1, EDDY_MAX_WORKERS, &lo)) return false;
+    if (!parse_int(dash != NULL ? dash + 1 : first, 1, EDDY_MAX_WORKERS, &hi)) return false;
+    if (hi < lo) return false;
+    for (int n = lo; n <= hi; ++n) {
+        for (int k = 0; k < o->thread_count; ++k)
+            if (o->threads[k] == n) return false;
+        if (o->thread_count == VERIFY_MAX_THREADS) return false;
+        o->threads[o->thread_count++] = n;
+    }
+    return true;
+}
+
+static int parse_threads(const char *text, verify_options *o) {
+    char buffer[512];
+    char *items[VERIFY_MAX_THREADS];
+    snprintf(buffer, sizeof buffer, "%s", text);
+    int n = split_commas(buffer, items, VERIFY_MAX_THREADS);
+    o->thread_count = 0;
+    for (int i = 0; i < n; ++i)
+        if (!threads_add_entry(items[i], o)) n = -1;
+    if (n <= 0)
+        return usage_error("--threads '%s': expected worker counts 1-64 like 1-16 or 1,2,7,16, "
+                           "each once", text);
+    return VERIFY_EXIT_OK;
+}
+
+/* One policy name appended to o->pins; false if unknown or repeated. */
+static bool pins_add(const char *name, verify_options *o) {
+    static const verify_pin known[] = {VERIFY_PIN_NONE, VERIFY_PIN_CORE, VERIFY_PIN_PU};
+    for (int k = 0; k < VERIFY_MAX_PINS; ++k) {
+        if (strcmp(name, verify_pin_name(known[k])) != 0) continue;
+        for (int j = 0; j < o->pin_count; ++j)
+            if (o->pins[j] == known[k]) return false;
+        o->pins[o->pin_count++] = known[k];
+        return true;
+    }
+    return false;
+}
+
+static int parse_pins(const char *text, verify_options *o) {
+    char buffer[64];
+    char *items[VERIFY_MAX_PINS];
+    snprintf(buffer, sizeof buffer, "%s", strcmp(text, "all") == 0 ? "none,core,pu" : text);
+    int n = split_commas(buffer, items, VERIFY_MAX_PINS);
+    o->pin_count = 0;
+    for (int i = 0; i < n; ++i)
+        if (!pins_add(items[i], o)) n = -1;
+    if (n <= 0)
+        return usage_error("--pin '%s': expected none, core, pu or all (or a comma list, each "
+                           "once)", text);
+    return VERIFY_EXIT_OK;
+}
+
+static int add_scene(const char *name, verify_options *o) {
+    const eddy_scene_info *info = eddy_scene_find(name);
+    if (info == NULL) return usage_error("unknown scene '%s' (--list shows them)", name);
+    for (int i = 0; i < o->scene_count; ++i)
+        if (strcmp(o->scenes[i], info->name) == 0) return VERIFY_EXIT_OK;
+    o->scenes[o->scene_count++] = info->name;
+    return VERIFY_EXIT_OK;
+}
+
+static int parse_scenes(const char *text, verify_options *o) {
+    o->scene_count = 0;
+    if (strcmp(text, "all") == 0) {
+        for (int i = 0; i < eddy_scene_count() && i < VERIFY_MAX_SCENES; ++i)
+            o->scenes[o->scene_count++] = eddy_scene_at(i)->name;
+        return VERIFY_EXIT_OK;
+    }
+    char buffer[4096];
+    char *items[VERIFY_MAX_SCENES];
+    snprintf(buffer, sizeof buffer, "%s", text);
+    int n = split_commas(buffer, items, VERIFY_MAX_SCENES);
+    if (n <= 0) return usage_error("--scene '%s': expected a scene name, a comma list or all",
+                                   text);
+    for (int i = 0; i < n; ++i) {
+        int status = add_scene(items[i], o);
+        if (status != VERIFY_EXIT_OK) return status;
+    }
+    return VERIFY_EXIT_OK;
+}
+
+static int parse_mutation(const char *text, verify_options *o) {
+    if (strcmp(text, "reduction") == 0) {
+        o->mutations |= EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION;
+    } else if (strcmp(text, "fp-mode") == 0) {
+        o->mutations |= EDDY_MUTATION_SKIP_WORKER_FP_MODE;
+    } else {
+        return usage_error("--mutate '%s': expected reduction or fp-mode (test only)", text);
+    }
+    return VERIFY_EXIT_OK;
+}
+
+void verify_list_scenes(void) {
+    for (int i = 0; i < eddy_scene_count(); ++i) {
+        const eddy_scene_info *s = eddy_scene_at(i);
+        printf("%-20s %4d  %s\n", s->name, s->default_frames, s->description);
+    }
+}
+
+/* Value of "--name VALUE" / "--name=VALUE" at argv[*i], or NULL if argv[*i]
+ * is another option. *missing is set when the option matched without a value. */
+static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing) {
+    size_t len = strlen(name);
+    const char *arg = argv[*i];
+    if (strncmp(arg, name, len) != 0) return NULL;
+    if (arg[len] == '=') return arg + len + 1;
+    if (arg[len] != '\0') return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse_valued(const char *name, const char *value, verify_options *o) {
+    if (strcmp(name, "--scene") == 0) return parse_scenes(value, o);
+    if (strcmp(name, "--threads") == 0) return parse_threads(value, o);
+    if (strcmp(name, "--pin") == 0) return parse_pins(value, o);
+    if (strcmp(name, "--mutate") == 0) return parse_mutation(value, o);
+    if (strcmp(name, "--golden") == 0) {
+        o->golden_dir = value;
+    } else if (strcmp(name, "--replay") == 0) {
+        o->replay_path = value;
+    } else if (!parse_int(value, 1, 1000000, &o->frames)) {
+        return usage_error("--frames '%s': expected a whole number of frames >= 1", value);
+    }
+    return VERIFY_EXIT_OK;
+}
+
+static bool *flag_of(const char *arg, verify_options *o) {
+    if (strcmp(arg, "--bless") == 0) return &o->bless;
+    if (strcmp(arg, "--json") == 0) return &o->json;
+    if (strcmp(arg, "--hostile-fp") == 0) return &o->hostile_fp;
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return &o->help;
+    if (strcmp(arg, "--list") == 0) return &o->list;
+    return NULL;
+}
+
+static int parse_one(int argc, char **argv, int *i, verify_options *o) {
+    static const char *const valued[] = {"--scene", "--frames", "--threads", "--pin",
+                                         "--golden", "--replay", "--mutate"};
+    bool *flag = flag_of(argv[*i], o);
+    if (flag != NULL) {
+        *flag = true;
+        return VERIFY_EXIT_OK;
+    }
+    for (size_t k = 0; k < sizeof valued / sizeof *valued; ++k) {
+        bool missing = false;
+        const char *value = option_value(argc, argv, i, valued[k], &missing);
+        if (missing) return usage_error("%s needs a value", valued[k]);
+        if (value != NULL) return parse_valued(valued[k], value, o);
+    }
+    return usage_error("unknown argument '%s'", argv[*i]);
+}
+
+/* Combinations that cannot mean anything. */
+static int check_combinations(const verify_options *o) {
+    if (o->bless && o->replay_path != NULL) return usage_error("--bless and --replay exclude each other");
+    if (o->bless && o->mutations != 0) return usage_error("--bless with --mutate would bless a broken trace");
+    if (o->replay_path != NULL && o->mutations != 0)
+        return usage_error("--mutate needs scene runs; a replay's world definition is its own");
+    return VERIFY_EXIT_OK;
+}
+
+static void set_defaults(verify_options *o, const char *program) {
+    memset(o, 0, sizeof *o);
+    o->program = program;
+    o->golden_dir = EDDY_VERIFY_GOLDEN_DIR;
+    o->pins[0] = VERIFY_PIN_NONE;
+    o->pin_count = 1;
+    parse_threads(VERIFY_DEFAULT_THREADS, o);
+    parse_scenes("all", o);
+}
+
+int verify_parse_args(int argc, char **argv, verify_options *o) {
+    set_defaults(o, argc > 0 ? argv[0] : "eddy-verify");
+    for (int i = 1; i < argc; ++i) {
+        int status = parse_one(argc, argv, &i, o);
+        if (status != VERIFY_EXIT_OK) return status;
+    }
+    return check_combinations(o);
+}
