@@ -1,1 +1,650 @@
-int main(void){return 0;}
+/* eddy-demo: the first thing to run. Shows that a scene steps bit-identically
+ * whatever the worker count, and how fast it steps.
+ *
+ * Design note.
+ *
+ * - For each worker count the scene is built from scratch with the shared
+ *   scene builder, its workers pinned one per processing unit (tools/pin.h),
+ *   and stepped N frames with the scene's scripted input. The frame hash of
+ *   every frame is kept (the trace), not just the last one: a run matches only
+ *   if every frame's hash equals the reference run's (the 1-worker run when
+ *   the list has one, else the first), and a mismatch names the first
+ *   divergent frame, which is where anyone debugging starts.
+ * - The program is a list of sections run in order by main. Each section
+ *   prints its own table and returns its verdict; the exit status is 0 only if
+ *   every section's verdict is yes. Today there is one section, "determinism
+ *   across worker counts". A "record replay + play back" section (and rigid
+ *   bodies in the scenes) slot in as one more demo_section function that reads
+ *   the same demo_context: see demo_sections in main.
+ * - Progress is a \r-updated line on stderr when stderr is a terminal, and
+ *   nothing otherwise, so logs and CI output stay clean.
+ * - The worker-list parser and median helper mirror bench/bench.c; the two
+ *   tools are single files by design (no tool-private library to install).
+ *
+ * Exit status: 0 all verdicts yes, 1 a verdict is no or a world failed,
+ * 2 bad command line. */
+#include "eddy/eddy.h"
+#include "pin.h"
+#include "scenes.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- phases */
+
+enum { DEMO_ROW_STEP = EDDY_PHASE_COUNT, DEMO_ROW_COUNT = EDDY_PHASE_COUNT + 1 };
+
+/* Names as printed and as JSON keys (docs/bench.md), indexed by eddy_phase so
+ * the order is the step's. A phase added to eddy_phase and not named here is
+ * printed as "phase_<n>" rather than breaking the build of the tools. */
+static const char *const k_row_names[DEMO_ROW_COUNT] = {
+    [EDDY_PHASE_INPUT] = "input",
+    [EDDY_PHASE_KILL_EMIT] = "kill_emit",
+    [EDDY_PHASE_ADVECT_TRACERS] = "advect_tracers",
+    [EDDY_PHASE_TREE_BUILD] = "tree_build",
+    [EDDY_PHASE_VELOCITY_GRID] = "velocity_grid",
+    [EDDY_PHASE_STRETCH] = "stretch",
+    [EDDY_PHASE_DENSITY] = "density",
+    [EDDY_PHASE_DIFFUSION] = "diffusion",
+    [EDDY_PHASE_ADVECT_VORTONS] = "advect_vortons",
+    [EDDY_PHASE_COLLIDE_TRACERS] = "collide_tracers",
+    [EDDY_PHASE_COLLIDE_VORTONS] = "collide_vortons",
+    [EDDY_PHASE_BODIES] = "bodies",
+    [EDDY_PHASE_DIAGNOSTICS] = "diagnostics",
+    [EDDY_PHASE_HASH] = "hash",
+    [DEMO_ROW_STEP] = "step",
+};
+
+static const char *row_name(int row)
+{
+    static char fallback[DEMO_ROW_COUNT][16];
+    if (k_row_names[row] != NULL) {
+        return k_row_names[row];
+    }
+    snprintf(fallback[row], sizeof fallback[row], "phase_%d", row);
+    return fallback[row];
+}
+
+/* ---------------------------------------------------------------- options */
+
+enum { DEMO_MAX_RUNS = 64 };
+
+typedef struct demo_options {
+    const char *scene;
+    int threads[DEMO_MAX_RUNS];
+    int thread_count;
+    int frames;   /* 0: the scene's default_frames */
+    bool list;
+    bool help;
+} demo_options;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: eddy-demo [--scene NAME] [--frames N] [--threads LIST] [--list] [--help]\n"
+            "\n"
+            "Runs a scene from scratch at each worker count, workers pinned one per\n"
+            "processing unit, hashes the state every frame and checks that every\n"
+            "frame's hash matches across worker counts. Exit status 0 when they do.\n"
+            "\n"
+            "  --scene NAME    scene to run (default noise_cloud; --list shows them)\n"
+            "  --frames N      frames per run (default: the scene's own, 300 for noise_cloud)\n"
+            "  --threads LIST  worker counts, e.g. 1,2,4 or 1-4 (default 1,2,4,8,16)\n"
+            "  --list          list the scenes and exit\n"
+            "  --help          this text\n");
+}
+
+static bool parse_int(const char *text, int min, int max, int *out)
+{
+    if (text == NULL || *text < '0' || *text > '9') {
+        return false;
+    }
+    char *end = NULL;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || value < min || value > max) {
+        return false;
+    }
+    *out = (int)value;
+    return true;
+}
+
+static bool threads_parse_entry(const char *entry, int *lo, int *hi, char *err, size_t err_size)
+{
+    char first[16], second[16];
+    const char *dash = strchr(entry, '-');
+    size_t first_len = dash != NULL ? (size_t)(dash - entry) : strlen(entry);
+    if (first_len == 0 || first_len >= sizeof first ||
+        (dash != NULL && strlen(dash + 1) >= sizeof second)) {
+        snprintf(err, err_size, "'%s' is not a worker count or a range A-B", entry);
+        return false;
+    }
+    memcpy(first, entry, first_len);
+    first[first_len] = '\0';
+    snprintf(second, sizeof second, "%s", dash != NULL ? dash + 1 : first);
+    if (!parse_int(first, 1, EDDY_MAX_WORKERS, lo) ||
+        !parse_int(second, 1, EDDY_MAX_WORKERS, hi)) {
+        snprintf(err, err_size, "'%s': worker counts are whole numbers from 1 to %d", entry,
+                 EDDY_MAX_WORKERS);
+        return false;
+    }
+    if (*lo > *hi) {
+        snprintf(err, err_size, "range '%s' runs backwards", entry);
+        return false;
+    }
+    return true;
+}
+
+static bool threads_append(int *threads, int *count, int value, char *err, size_t err_size)
+{
+    for (int i = 0; i < *count; ++i) {
+        if (threads[i] == value) {
+            snprintf(err, err_size, "worker count %d appears twice", value);
+            return false;
+        }
+    }
+    if (*count >= DEMO_MAX_RUNS) {
+        snprintf(err, err_size, "more than %d worker counts", DEMO_MAX_RUNS);
+        return false;
+    }
+    threads[(*count)++] = value;
+    return true;
+}
+
+/* "1,2,4-8" -> {1,2,4,5,6,7,8}, in the order given. */
+static bool threads_parse(const char *text, int *threads, int *count, char *err, size_t err_size)
+{
+    char buffer[256];
+    *count = 0;
+    if (strlen(text) >= sizeof buffer) {
+        snprintf(err, err_size, "the list is too long");
+        return false;
+    }
+    snprintf(buffer, sizeof buffer, "%s", text);
+    char *entry = buffer;
+    for (;;) {
+        char *comma = strchr(entry, ',');
+        if (comma != NULL) {
+            *comma = '\0';
+        }
+        if (*entry == '\0') {
+            snprintf(err, err_size, "empty entry (lists look like 1,2 or 1-4 or 1,2,4-8)");
+            return false;
+        }
+        int lo = 0, hi = 0;
+        if (!threads_parse_entry(entry, &lo, &hi, err, err_size)) {
+            return false;
+        }
+        for (int n = lo; n <= hi; ++n) {
+            if (!threads_append(threads, count, n, err, err_size)) {
+                return false;
+            }
+        }
+        if (comma == NULL) {
+            return true;
+        }
+        entry = comma + 1;
+    }
+}
+
+static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+    size_t len = strlen(name);
+    const char *arg = argv[*i];
+    if (strncmp(arg, name, len) != 0) {
+        return NULL;
+    }
+    if (arg[len] == '=') {
+        return arg + len + 1;
+    }
+    if (arg[len] != '\0') {
+        return NULL;
+    }
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int fail_usage(const char *option, const char *problem)
+{
+    fprintf(stderr, "eddy-demo: %s: %s (see --help)\n", option, problem);
+    return 2;
+}
+
+/* Returns -1 when parsing succeeded, else the exit code. */
+static int options_parse(int argc, char **argv, demo_options *o)
+{
+    char err[160];
+    for (int i = 1; i < argc; ++i) {
+        bool missing = false;
+        const char *v;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            o->help = true;
+        } else if (strcmp(argv[i], "--list") == 0) {
+            o->list = true;
+        } else if ((v = option_value(argc, argv, &i, "--scene", &missing)) != NULL) {
+            o->scene = v;
+        } else if ((v = option_value(argc, argv, &i, "--threads", &missing)) != NULL) {
+            if (!threads_parse(v, o->threads, &o->thread_count, err, sizeof err)) {
+                return fail_usage("--threads", err);
+            }
+        } else if ((v = option_value(argc, argv, &i, "--frames", &missing)) != NULL) {
+            if (!parse_int(v, 1, 1000000, &o->frames)) {
+                return fail_usage("--frames", "expected a whole number from 1 to 1000000");
+            }
+        } else if (missing) {
+            return fail_usage(argv[i], "needs a value");
+        } else {
+            return fail_usage(argv[i], "unknown option");
+        }
+    }
+    return -1;
+}
+
+static void scenes_list(FILE *out)
+{
+    int width = 0;
+    for (int i = 0; i < eddy_scene_count(); ++i) {
+        int len = (int)strlen(eddy_scene_at(i)->name);
+        width = len > width ? len : width;
+    }
+    for (int i = 0; i < eddy_scene_count(); ++i) {
+        const eddy_scene_info *info = eddy_scene_at(i);
+        fprintf(out, "  %-*s  %s\n", width, info->name, info->description);
+    }
+}
+
+/* ---------------------------------------------------------------- context */
+
+/* What every section reads: the options, the machine and the pinner. */
+typedef struct demo_context {
+    const demo_options *options;
+    const eddy_scene_info *scene;
+    eddy_pinner *pinner;   /* NULL: workers unpinned */
+    char cpu[128];
+    int cores;
+    int pus;
+    bool progress;         /* stderr is a terminal */
+} demo_context;
+
+static void machine_cpu_model(char *out, size_t out_size)
+{
+    snprintf(out, out_size, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f == NULL) {
+        return;
+    }
+    char line[256];
+    while (fgets(line, sizeof line, f) != NULL) {
+        const char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
+            const char *start = colon + 1;
+            while (*start == ' ' || *start == '\t') {
+                ++start;
+            }
+            snprintf(out, out_size, "%s", start);
+            out[strcspn(out, "\n")] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* Pin one worker per PU; when hwloc cannot bind threads here, say so and run
+ * unpinned (pinning changes speed, never results). */
+static void context_init(demo_context *ctx, const demo_options *o)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->options = o;
+    ctx->scene = eddy_scene_find(o->scene);
+    ctx->progress = isatty(STDERR_FILENO) != 0;
+    machine_cpu_model(ctx->cpu, sizeof ctx->cpu);
+    char err[256];
+    ctx->pinner = eddy_pinner_create(EDDY_PIN_PU, err, sizeof err);
+    if (ctx->pinner == NULL) {
+        fprintf(stderr, "eddy-demo: %s; running unpinned\n", err);
+        eddy_pinner *counter = eddy_pinner_create(EDDY_PIN_NONE, err, sizeof err);
+        ctx->cores = eddy_pinner_core_count(counter);
+        ctx->pus = eddy_pinner_pu_count(counter);
+        eddy_pinner_destroy(counter);
+    } else {
+        ctx->cores = eddy_pinner_core_count(ctx->pinner);
+        ctx->pus = eddy_pinner_pu_count(ctx->pinner);
+    }
+    if (ctx->pus <= 0) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        ctx->pus = online > 0 ? (int)online : 0;
+    }
+}
+
+static int context_frames(const demo_context *ctx)
+{
+    return ctx->options->frames > 0 ? ctx->options->frames : ctx->scene->default_frames;
+}
+
+/* "1,2,4,8,16" */
+static void context_worker_list(const demo_context *ctx, char *out, size_t out_size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < ctx->options->thread_count && used < out_size; ++i) {
+        int n = snprintf(out + used, out_size - used, "%s%d", i > 0 ? "," : "",
+                         ctx->options->threads[i]);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
+static void header_print(const demo_context *ctx)
+{
+    printf("eddy %s - deterministic vortex-particle fluids\n\n", eddy_version_string());
+    printf("  scene    %s: %s\n", ctx->scene->name, ctx->scene->description);
+    printf("  machine  %s, %d cores / %d PUs, workers %s\n", ctx->cpu, ctx->cores, ctx->pus,
+           ctx->pinner != NULL ? "pinned one per PU" : "unpinned");
+    printf("  run      %d frames from scratch per worker count, scripted input,\n"
+           "           state hashed every frame\n\n",
+           context_frames(ctx));
+}
+
+/* ---------------------------------------------------------------- one run */
+
+/* One world stepped from scratch: its per-frame hashes and timings. */
+typedef struct demo_run {
+    int workers;
+    int frames;
+    uint64_t *trace;                  /* frame hash after step f is trace[f] */
+    double *samples[DEMO_ROW_COUNT];  /* ms per frame */
+    double median_ms[DEMO_ROW_COUNT];
+    int first_divergence;             /* index into trace, -1 if none */
+} demo_run;
+
+static void run_free(demo_run *run)
+{
+    free(run->trace);
+    for (int r = 0; r < DEMO_ROW_COUNT; ++r) {
+        free(run->samples[r]);
+    }
+    memset(run, 0, sizeof *run);
+}
+
+static bool run_alloc(demo_run *run, int workers, int frames)
+{
+    memset(run, 0, sizeof *run);
+    run->workers = workers;
+    run->frames = frames;
+    run->first_divergence = -1;
+    run->trace = calloc((size_t)frames, sizeof *run->trace);
+    bool ok = run->trace != NULL;
+    for (int r = 0; r < DEMO_ROW_COUNT; ++r) {
+        run->samples[r] = calloc((size_t)frames, sizeof(double));
+        ok = ok && run->samples[r] != NULL;
+    }
+    if (!ok) {
+        fprintf(stderr, "eddy-demo: out of memory for %d frames\n", frames);
+    }
+    return ok;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of values[0..count); sorts values in place. */
+static double median_sort(double *values, int count)
+{
+    qsort(values, (size_t)count, sizeof *values, compare_double);
+    if (count % 2 == 1) {
+        return values[count / 2];
+    }
+    return 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+static void run_record(demo_run *run, int f, eddy_world *world)
+{
+    eddy_profile profile = eddy_world_get_profile(world);
+    for (int p = 0; p < EDDY_PHASE_COUNT; ++p) {
+        run->samples[p][f] = profile.phase_ms[p];
+    }
+    run->samples[DEMO_ROW_STEP][f] = profile.step_ms;
+    run->trace[f] = eddy_world_hash(world).frame_hash;
+}
+
+static void progress_show(const demo_context *ctx, int workers, int frame, int frames)
+{
+    if (ctx->progress) {
+        fprintf(stderr, "\r  workers %2d: frame %d/%d ", workers, frame, frames);
+    }
+}
+
+static void progress_clear(const demo_context *ctx)
+{
+    if (ctx->progress) {
+        fprintf(stderr, "\r%40s\r", "");
+    }
+}
+
+static eddy_world *world_create(const demo_context *ctx, int workers)
+{
+    eddy_world_def def = eddy_world_def_default();
+    eddy_pin_configure(&def, workers, ctx->pinner);
+    eddy_world *world = NULL;
+    eddy_status status = eddy_scene_create(ctx->scene->name, &def, &world);
+    if (status != EDDY_OK) {
+        progress_clear(ctx);
+        fprintf(stderr, "eddy-demo: cannot create scene %s with %d worker%s: %s: %s\n",
+                ctx->scene->name, workers, workers == 1 ? "" : "s", eddy_status_name(status),
+                eddy_last_error_message());
+    }
+    return world;
+}
+
+static bool world_step_scripted(const demo_context *ctx, eddy_world *world)
+{
+    eddy_scene_input storage;
+    int64_t frame = eddy_world_frame(world);
+    const eddy_input *input = eddy_scene_input_for(ctx->scene->name, frame, &storage);
+    eddy_status status = eddy_world_step(world, input);
+    if (status != EDDY_OK) {
+        progress_clear(ctx);
+        fprintf(stderr, "eddy-demo: step to frame %" PRId64 " failed: %s: %s\n", frame + 1,
+                eddy_status_name(status), eddy_world_error_message(world));
+        return false;
+    }
+    return true;
+}
+
+/* Step a fresh world run->frames frames, recording hashes and timings. */
+static bool run_execute(const demo_context *ctx, demo_run *run)
+{
+    eddy_world *world = world_create(ctx, run->workers);
+    if (world == NULL) {
+        return false;
+    }
+    bool ok = true;
+    for (int f = 0; ok && f < run->frames; ++f) {
+        progress_show(ctx, run->workers, f + 1, run->frames);
+        ok = world_step_scripted(ctx, world);
+        if (ok) {
+            run_record(run, f, world);
+        }
+    }
+    eddy_world_destroy(world);
+    for (int r = 0; ok && r < DEMO_ROW_COUNT; ++r) {
+        run->median_ms[r] = median_sort(run->samples[r], run->frames);
+    }
+    return ok;
+}
+
+static void run_compare(demo_run *run, const demo_run *reference)
+{
+    run->first_divergence = -1;
+    for (int f = 0; f < run->frames; ++f) {
+        if (run->trace[f] != reference->trace[f]) {
+            run->first_divergence = f;
+            return;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- section: determinism */
+
+static int runs_reference(const demo_run *runs, int count)
+{
+    for (int i = 0; i < count; ++i) {
+        if (runs[i].workers == 1) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+static void determinism_table(const demo_run *runs, int count, int reference)
+{
+    const double base_ms = runs[reference].median_ms[DEMO_ROW_STEP];
+    printf("  workers  final frame hash    every frame's hash       step ms  speedup\n");
+    for (int i = 0; i < count; ++i) {
+        const demo_run *run = &runs[i];
+        char trace[40];
+        if (i == reference) {
+            snprintf(trace, sizeof trace, "reference");
+        } else if (run->first_divergence < 0) {
+            snprintf(trace, sizeof trace, "identical");
+        } else {
+            snprintf(trace, sizeof trace, "DIFFERS from frame %d", run->first_divergence + 1);
+        }
+        double step = run->median_ms[DEMO_ROW_STEP];
+        printf("  %7d  0x%016" PRIx64 "  %-22s %8.2f  %6.2fx\n", run->workers,
+               run->trace[run->frames - 1], trace, step, step > 0.0 ? base_ms / step : 0.0);
+    }
+}
+
+/* Phases under 0.005 ms in every run print as 0.00 everywhere: they are
+ * listed in one line under the table instead of taking a row each. */
+static bool row_is_negligible(const demo_run *runs, int count, int row)
+{
+    for (int i = 0; i < count; ++i) {
+        if (runs[i].median_ms[row] >= 0.005) {
+            return false;
+        }
+    }
+    return row != DEMO_ROW_STEP;
+}
+
+static void phase_table_negligible(const demo_run *runs, int count)
+{
+    int listed = 0;
+    for (int row = 0; row < DEMO_ROW_COUNT; ++row) {
+        if (row_is_negligible(runs, count, row)) {
+            printf("%s%s", listed++ == 0 ? "    (under 0.01 ms: " : ", ", row_name(row));
+        }
+    }
+    if (listed > 0) {
+        printf(")\n");
+    }
+}
+
+static void phase_table(const demo_run *runs, int count)
+{
+    printf("\n  median ms per phase");
+    for (int i = 0; i < count; ++i) {
+        printf(" %7d", runs[i].workers);
+    }
+    printf("  (workers)\n");
+    for (int row = 0; row < DEMO_ROW_COUNT; ++row) {
+        if (row_is_negligible(runs, count, row)) {
+            continue;
+        }
+        printf("    %-17s", row_name(row));
+        for (int i = 0; i < count; ++i) {
+            printf(" %7.2f", runs[i].median_ms[row]);
+        }
+        printf("\n");
+    }
+    phase_table_negligible(runs, count);
+}
+
+/* Runs every worker count; prints the tables and the verdict line. Returns
+ * 1 (yes), 0 (no) or -1 (a world failed). */
+static int demo_section_determinism(const demo_context *ctx)
+{
+    const demo_options *o = ctx->options;
+    static demo_run runs[DEMO_MAX_RUNS];
+    int made = 0, result = -1;
+    for (; made < o->thread_count; ++made) {
+        if (!run_alloc(&runs[made], o->threads[made], context_frames(ctx)) ||
+            !run_execute(ctx, &runs[made])) {
+            ++made;
+            goto cleanup;
+        }
+    }
+    progress_clear(ctx);
+    int reference = runs_reference(runs, made);
+    bool identical = true;
+    for (int i = 0; i < made; ++i) {
+        run_compare(&runs[i], &runs[reference]);
+        identical = identical && runs[i].first_divergence < 0;
+    }
+    determinism_table(runs, made, reference);
+    phase_table(runs, made);
+    char list[256];
+    context_worker_list(ctx, list, sizeof list);
+    printf("\nbit-identical across %s workers: %s\n", list, identical ? "yes" : "no");
+    result = identical ? 1 : 0;
+cleanup:
+    for (int i = 0; i < made; ++i) {
+        run_free(&runs[i]);
+    }
+    return result;
+}
+
+/* ---------------------------------------------------------------- main */
+
+typedef int demo_section(const demo_context *ctx);
+
+int main(int argc, char **argv)
+{
+    demo_options o = {.scene = "noise_cloud", .threads = {1, 2, 4, 8, 16}, .thread_count = 5};
+    int code = options_parse(argc, argv, &o);
+    if (code >= 0) {
+        return code;
+    }
+    if (o.help || o.list) {
+        if (o.help) {
+            usage(stdout);
+        } else {
+            scenes_list(stdout);
+        }
+        return 0;
+    }
+    if (eddy_scene_find(o.scene) == NULL) {
+        fprintf(stderr, "eddy-demo: unknown scene '%s'; valid scenes:\n", o.scene);
+        scenes_list(stderr);
+        return 2;
+    }
+    demo_context ctx;
+    context_init(&ctx, &o);
+    header_print(&ctx);
+
+    /* The sections, in order. Next: a replay section (record a run, play it
+     * back with a different worker count, compare every frame's hash). */
+    demo_section *const demo_sections[] = {demo_section_determinism};
+    code = 0;
+    for (size_t i = 0; i < sizeof demo_sections / sizeof demo_sections[0]; ++i) {
+        int verdict = demo_sections[i](&ctx);
+        if (verdict <= 0) {
+            code = 1;
+        }
+        if (verdict < 0) {
+            break;
+        }
+    }
+    eddy_pinner_destroy(ctx.pinner);
+    return code;
+}
