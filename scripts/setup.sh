@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 packages=(build-essential cmake pkg-config libxxhash-dev libzstd-dev libcriterion-dev
-          libhwloc-dev libpng-dev clang zstd
+          libhwloc-dev libpng-dev clang libclang-rt-14-dev zstd
           qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu)
 
 die() { printf 'setup.sh: error: %s\n' "$*" >&2; exit 1; }

@@ -57,12 +57,21 @@ run_determinism_matrix() {
         fail "scripts/ci_matrix.sh"
 }
 
+# The replay reader under libFuzzer (clang, ASan+UBSan) for a bounded time,
+# seeded with the stored corpus of bad files (scripts/fuzz_replay.sh).
+run_fuzz() {
+    step "fuzzing the replay reader (${EDDY_FUZZ_SECONDS:-30} s)"
+    EDDY_FUZZ_SECONDS="${EDDY_FUZZ_SECONDS:-30}" bash scripts/fuzz_replay.sh ||
+        fail "scripts/fuzz_replay.sh"
+}
+
 main() {
     setup_packages
     build_release
     run_ctest
     check_install
     run_determinism_matrix
+    run_fuzz
     step "all tests passed"
 }
 
