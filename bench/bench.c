@@ -19,6 +19,7 @@
  * - Exit codes: 0 success, 1 a world could not be created or stepped,
  *   2 bad command line (unknown scene, bad worker list, bad number). */
 #include "eddy/eddy.h"
+#include "cli_common.h"
 #include "pin.h"
 #include "scenes.h"
 
@@ -101,123 +102,14 @@ static void usage(FILE *out)
             "  --help          this text\n");
 }
 
-/* Parse a decimal integer in [min, max] with nothing else in text. */
-static bool parse_int(const char *text, int min, int max, int *out)
-{
-    if (text == NULL || *text < '0' || *text > '9') {
-        return false;
-    }
-    char *end = NULL;
-    errno = 0;
-    long value = strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || value < min || value > max) {
-        return false;
-    }
-    *out = (int)value;
-    return true;
-}
 
 /* One entry of a worker list: "N" or "A-B". Copies the entry into a small
  * buffer so messages can quote it. */
-static bool threads_parse_entry(const char *entry, int *lo, int *hi, char *err, size_t err_size)
-{
-    char first[16], second[16];
-    const char *dash = strchr(entry, '-');
-    size_t first_len = dash != NULL ? (size_t)(dash - entry) : strlen(entry);
-    if (first_len == 0 || first_len >= sizeof first ||
-        (dash != NULL && strlen(dash + 1) >= sizeof second)) {
-        snprintf(err, err_size, "'%s' is not a worker count or a range A-B", entry);
-        return false;
-    }
-    memcpy(first, entry, first_len);
-    first[first_len] = '\0';
-    snprintf(second, sizeof second, "%s", dash != NULL ? dash + 1 : first);
-    if (!parse_int(first, 1, EDDY_MAX_WORKERS, lo) ||
-        !parse_int(second, 1, EDDY_MAX_WORKERS, hi)) {
-        snprintf(err, err_size, "'%s': worker counts are whole numbers from 1 to %d", entry,
-                 EDDY_MAX_WORKERS);
-        return false;
-    }
-    if (*lo > *hi) {
-        snprintf(err, err_size, "range '%s' runs backwards", entry);
-        return false;
-    }
-    return true;
-}
 
-static bool threads_append(int *threads, int *count, int value, char *err, size_t err_size)
-{
-    for (int i = 0; i < *count; ++i) {
-        if (threads[i] == value) {
-            snprintf(err, err_size, "worker count %d appears twice", value);
-            return false;
-        }
-    }
-    if (*count >= BENCH_MAX_RUNS) {
-        snprintf(err, err_size, "more than %d worker counts", BENCH_MAX_RUNS);
-        return false;
-    }
-    threads[(*count)++] = value;
-    return true;
-}
 
-/* "1,2,4-8" -> {1,2,4,5,6,7,8}, in the order given. */
-static bool threads_parse(const char *text, int *threads, int *count, char *err, size_t err_size)
-{
-    char buffer[256];
-    *count = 0;
-    if (strlen(text) >= sizeof buffer) {
-        snprintf(err, err_size, "the list is too long");
-        return false;
-    }
-    snprintf(buffer, sizeof buffer, "%s", text);
-    char *entry = buffer;
-    for (;;) {
-        char *comma = strchr(entry, ',');
-        if (comma != NULL) {
-            *comma = '\0';
-        }
-        if (*entry == '\0') {
-            snprintf(err, err_size, "empty entry (lists look like 1,2 or 1-4 or 1,2,4-8)");
-            return false;
-        }
-        int lo = 0, hi = 0;
-        if (!threads_parse_entry(entry, &lo, &hi, err, err_size)) {
-            return false;
-        }
-        for (int n = lo; n <= hi; ++n) {
-            if (!threads_append(threads, count, n, err, err_size)) {
-                return false;
-            }
-        }
-        if (comma == NULL) {
-            return true;
-        }
-        entry = comma + 1;
-    }
-}
 
 /* Value of option name at argv[*i]: "--name VALUE" or "--name=VALUE". NULL if
  * argv[*i] is not that option; *missing is set when the value is absent. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0) {
-        return NULL;
-    }
-    if (arg[len] == '=') {
-        return arg + len + 1;
-    }
-    if (arg[len] != '\0') {
-        return NULL;
-    }
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
 
 static int fail_usage(const char *option, const char *problem)
 {
@@ -238,21 +130,21 @@ static int options_parse(int argc, char **argv, bench_options *o)
             o->list = true;
         } else if (strcmp(argv[i], "--json") == 0) {
             o->json = true;
-        } else if ((v = option_value(argc, argv, &i, "--scene", &missing)) != NULL) {
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--scene", &missing)) != NULL) {
             o->scene = v;
-        } else if ((v = option_value(argc, argv, &i, "--threads", &missing)) != NULL) {
-            if (!threads_parse(v, o->threads, &o->thread_count, err, sizeof err)) {
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--threads", &missing)) != NULL) {
+            if (!eddy_cli_threads_parse(v, o->threads, &o->thread_count, err, sizeof err)) {
                 return fail_usage("--threads", err);
             }
-        } else if ((v = option_value(argc, argv, &i, "--frames", &missing)) != NULL) {
-            if (!parse_int(v, 1, 1000000, &o->frames)) {
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--frames", &missing)) != NULL) {
+            if (!eddy_cli_parse_int(v, 1, 1000000, &o->frames)) {
                 return fail_usage("--frames", "expected a whole number from 1 to 1000000");
             }
-        } else if ((v = option_value(argc, argv, &i, "--warmup", &missing)) != NULL) {
-            if (!parse_int(v, 0, 1000000, &o->warmup)) {
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--warmup", &missing)) != NULL) {
+            if (!eddy_cli_parse_int(v, 0, 1000000, &o->warmup)) {
                 return fail_usage("--warmup", "expected a whole number from 0 to 1000000");
             }
-        } else if ((v = option_value(argc, argv, &i, "--pin", &missing)) != NULL) {
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--pin", &missing)) != NULL) {
             if (!eddy_pin_parse(v, &o->pin)) {
                 return fail_usage("--pin", "expected none, core or pu");
             }
@@ -296,29 +188,6 @@ typedef struct bench_machine {
     double load;  /* 1-minute load average when the bench started; < 0 unknown */
 } bench_machine;
 
-/* CPU model from /proc/cpuinfo ("model name"), else "unknown". */
-static void machine_cpu_model(char *out, size_t out_size)
-{
-    snprintf(out, out_size, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f == NULL) {
-        return;
-    }
-    char line[256];
-    while (fgets(line, sizeof line, f) != NULL) {
-        const char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
-            const char *start = colon + 1;
-            while (*start == ' ' || *start == '\t') {
-                ++start;
-            }
-            snprintf(out, out_size, "%s", start);
-            out[strcspn(out, "\n")] = '\0';
-            break;
-        }
-    }
-    fclose(f);
-}
 
 /* Other work on the machine skews timings; the load average lets a reader see it. */
 static double machine_load(void)
@@ -336,7 +205,7 @@ static double machine_load(void)
 
 static void machine_describe(bench_machine *m, const eddy_pinner *pinner)
 {
-    machine_cpu_model(m->cpu, sizeof m->cpu);
+    eddy_cli_machine_cpu_model(m->cpu, sizeof m->cpu);
     m->load = machine_load();
     m->cores = eddy_pinner_core_count(pinner);
     m->pus = eddy_pinner_pu_count(pinner);

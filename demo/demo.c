@@ -24,6 +24,7 @@
  * Exit status: 0 all verdicts yes, 1 a verdict is no or a world failed,
  * 2 bad command line. */
 #include "eddy/eddy.h"
+#include "cli_common.h"
 #include "pin.h"
 #include "eddy/replay.h"
 #include "eddy/snapshot.h"
@@ -101,118 +102,10 @@ static void usage(FILE *out)
             "  --help          this text\n");
 }
 
-static bool parse_int(const char *text, int min, int max, int *out)
-{
-    if (text == NULL || *text < '0' || *text > '9') {
-        return false;
-    }
-    char *end = NULL;
-    errno = 0;
-    long value = strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || value < min || value > max) {
-        return false;
-    }
-    *out = (int)value;
-    return true;
-}
 
-static bool threads_parse_entry(const char *entry, int *lo, int *hi, char *err, size_t err_size)
-{
-    char first[16], second[16];
-    const char *dash = strchr(entry, '-');
-    size_t first_len = dash != NULL ? (size_t)(dash - entry) : strlen(entry);
-    if (first_len == 0 || first_len >= sizeof first ||
-        (dash != NULL && strlen(dash + 1) >= sizeof second)) {
-        snprintf(err, err_size, "'%s' is not a worker count or a range A-B", entry);
-        return false;
-    }
-    memcpy(first, entry, first_len);
-    first[first_len] = '\0';
-    snprintf(second, sizeof second, "%s", dash != NULL ? dash + 1 : first);
-    if (!parse_int(first, 1, EDDY_MAX_WORKERS, lo) ||
-        !parse_int(second, 1, EDDY_MAX_WORKERS, hi)) {
-        snprintf(err, err_size, "'%s': worker counts are whole numbers from 1 to %d", entry,
-                 EDDY_MAX_WORKERS);
-        return false;
-    }
-    if (*lo > *hi) {
-        snprintf(err, err_size, "range '%s' runs backwards", entry);
-        return false;
-    }
-    return true;
-}
 
-static bool threads_append(int *threads, int *count, int value, char *err, size_t err_size)
-{
-    for (int i = 0; i < *count; ++i) {
-        if (threads[i] == value) {
-            snprintf(err, err_size, "worker count %d appears twice", value);
-            return false;
-        }
-    }
-    if (*count >= DEMO_MAX_RUNS) {
-        snprintf(err, err_size, "more than %d worker counts", DEMO_MAX_RUNS);
-        return false;
-    }
-    threads[(*count)++] = value;
-    return true;
-}
 
-/* "1,2,4-8" -> {1,2,4,5,6,7,8}, in the order given. */
-static bool threads_parse(const char *text, int *threads, int *count, char *err, size_t err_size)
-{
-    char buffer[256];
-    *count = 0;
-    if (strlen(text) >= sizeof buffer) {
-        snprintf(err, err_size, "the list is too long");
-        return false;
-    }
-    snprintf(buffer, sizeof buffer, "%s", text);
-    char *entry = buffer;
-    for (;;) {
-        char *comma = strchr(entry, ',');
-        if (comma != NULL) {
-            *comma = '\0';
-        }
-        if (*entry == '\0') {
-            snprintf(err, err_size, "empty entry (lists look like 1,2 or 1-4 or 1,2,4-8)");
-            return false;
-        }
-        int lo = 0, hi = 0;
-        if (!threads_parse_entry(entry, &lo, &hi, err, err_size)) {
-            return false;
-        }
-        for (int n = lo; n <= hi; ++n) {
-            if (!threads_append(threads, count, n, err, err_size)) {
-                return false;
-            }
-        }
-        if (comma == NULL) {
-            return true;
-        }
-        entry = comma + 1;
-    }
-}
 
-static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    size_t len = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, len) != 0) {
-        return NULL;
-    }
-    if (arg[len] == '=') {
-        return arg + len + 1;
-    }
-    if (arg[len] != '\0') {
-        return NULL;
-    }
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
 
 static int fail_usage(const char *option, const char *problem)
 {
@@ -231,14 +124,14 @@ static int options_parse(int argc, char **argv, demo_options *o)
             o->help = true;
         } else if (strcmp(argv[i], "--list") == 0) {
             o->list = true;
-        } else if ((v = option_value(argc, argv, &i, "--scene", &missing)) != NULL) {
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--scene", &missing)) != NULL) {
             o->scene = v;
-        } else if ((v = option_value(argc, argv, &i, "--threads", &missing)) != NULL) {
-            if (!threads_parse(v, o->threads, &o->thread_count, err, sizeof err)) {
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--threads", &missing)) != NULL) {
+            if (!eddy_cli_threads_parse(v, o->threads, &o->thread_count, err, sizeof err)) {
                 return fail_usage("--threads", err);
             }
-        } else if ((v = option_value(argc, argv, &i, "--frames", &missing)) != NULL) {
-            if (!parse_int(v, 1, 1000000, &o->frames)) {
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--frames", &missing)) != NULL) {
+            if (!eddy_cli_parse_int(v, 1, 1000000, &o->frames)) {
                 return fail_usage("--frames", "expected a whole number from 1 to 1000000");
             }
         } else if (missing) {
@@ -276,28 +169,6 @@ typedef struct demo_context {
     bool progress;         /* stderr is a terminal */
 } demo_context;
 
-static void machine_cpu_model(char *out, size_t out_size)
-{
-    snprintf(out, out_size, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f == NULL) {
-        return;
-    }
-    char line[256];
-    while (fgets(line, sizeof line, f) != NULL) {
-        const char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
-            const char *start = colon + 1;
-            while (*start == ' ' || *start == '\t') {
-                ++start;
-            }
-            snprintf(out, out_size, "%s", start);
-            out[strcspn(out, "\n")] = '\0';
-            break;
-        }
-    }
-    fclose(f);
-}
 
 /* Pin one worker per PU; when hwloc cannot bind threads here, say so and run
  * unpinned (pinning changes speed, never results). */
@@ -307,7 +178,7 @@ static void context_init(demo_context *ctx, const demo_options *o)
     ctx->options = o;
     ctx->scene = eddy_scene_find(o->scene);
     ctx->progress = isatty(STDERR_FILENO) != 0;
-    machine_cpu_model(ctx->cpu, sizeof ctx->cpu);
+    eddy_cli_machine_cpu_model(ctx->cpu, sizeof ctx->cpu);
     char err[256];
     ctx->pinner = eddy_pinner_create(EDDY_PIN_PU, err, sizeof err);
     if (ctx->pinner == NULL) {

@@ -1,0 +1,149 @@
+/* Small helpers shared by eddy's command-line tools (demo, bench): number and
+ * worker-list parsing, option values, the CPU's name. Not part of the library. */
+#include "cli_common.h"
+
+#include "eddy/task.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parse a decimal integer in [min, max] with nothing else in text. */
+bool eddy_cli_parse_int(const char *text, int min, int max, int *out)
+{
+    if (text == NULL || *text < '0' || *text > '9') {
+        return false;
+    }
+    char *end = NULL;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || value < min || value > max) {
+        return false;
+    }
+    *out = (int)value;
+    return true;
+}
+
+bool eddy_cli_threads_parse_entry(const char *entry, int *lo, int *hi, char *err, size_t err_size)
+{
+    char first[16], second[16];
+    const char *dash = strchr(entry, '-');
+    size_t first_len = dash != NULL ? (size_t)(dash - entry) : strlen(entry);
+    if (first_len == 0 || first_len >= sizeof first ||
+        (dash != NULL && strlen(dash + 1) >= sizeof second)) {
+        snprintf(err, err_size, "'%s' is not a worker count or a range A-B", entry);
+        return false;
+    }
+    memcpy(first, entry, first_len);
+    first[first_len] = '\0';
+    snprintf(second, sizeof second, "%s", dash != NULL ? dash + 1 : first);
+    if (!eddy_cli_parse_int(first, 1, EDDY_MAX_WORKERS, lo) ||
+        !eddy_cli_parse_int(second, 1, EDDY_MAX_WORKERS, hi)) {
+        snprintf(err, err_size, "'%s': worker counts are whole numbers from 1 to %d", entry,
+                 EDDY_MAX_WORKERS);
+        return false;
+    }
+    if (*lo > *hi) {
+        snprintf(err, err_size, "range '%s' runs backwards", entry);
+        return false;
+    }
+    return true;
+}
+
+bool eddy_cli_threads_append(int *threads, int *count, int value, char *err, size_t err_size)
+{
+    for (int i = 0; i < *count; ++i) {
+        if (threads[i] == value) {
+            snprintf(err, err_size, "worker count %d appears twice", value);
+            return false;
+        }
+    }
+    if (*count >= EDDY_CLI_MAX_THREADS) {
+        snprintf(err, err_size, "more than %d worker counts", EDDY_CLI_MAX_THREADS);
+        return false;
+    }
+    threads[(*count)++] = value;
+    return true;
+}
+
+/* "1,2,4-8" -> {1,2,4,5,6,7,8}, in the order given. */
+bool eddy_cli_threads_parse(const char *text, int *threads, int *count, char *err, size_t err_size)
+{
+    char buffer[256];
+    *count = 0;
+    if (strlen(text) >= sizeof buffer) {
+        snprintf(err, err_size, "the list is too long");
+        return false;
+    }
+    snprintf(buffer, sizeof buffer, "%s", text);
+    char *entry = buffer;
+    for (;;) {
+        char *comma = strchr(entry, ',');
+        if (comma != NULL) {
+            *comma = '\0';
+        }
+        if (*entry == '\0') {
+            snprintf(err, err_size, "empty entry (lists look like 1,2 or 1-4 or 1,2,4-8)");
+            return false;
+        }
+        int lo = 0, hi = 0;
+        if (!eddy_cli_threads_parse_entry(entry, &lo, &hi, err, err_size)) {
+            return false;
+        }
+        for (int n = lo; n <= hi; ++n) {
+            if (!eddy_cli_threads_append(threads, count, n, err, err_size)) {
+                return false;
+            }
+        }
+        if (comma == NULL) {
+            return true;
+        }
+        entry = comma + 1;
+    }
+}
+
+const char *eddy_cli_option_value(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+    size_t len = strlen(name);
+    const char *arg = argv[*i];
+    if (strncmp(arg, name, len) != 0) {
+        return NULL;
+    }
+    if (arg[len] == '=') {
+        return arg + len + 1;
+    }
+    if (arg[len] != '\0') {
+        return NULL;
+    }
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* CPU model from /proc/cpuinfo ("model name"), else "unknown". */
+void eddy_cli_machine_cpu_model(char *out, size_t out_size)
+{
+    snprintf(out, out_size, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f == NULL) {
+        return;
+    }
+    char line[256];
+    while (fgets(line, sizeof line, f) != NULL) {
+        const char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
+            const char *start = colon + 1;
+            while (*start == ' ' || *start == '\t') {
+                ++start;
+            }
+            snprintf(out, out_size, "%s", start);
+            out[strcspn(out, "\n")] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
+

@@ -1,0 +1,21 @@
+/* Helpers shared by eddy's command-line tools (eddy-demo, eddy-bench). */
+#ifndef EDDY_CLI_COMMON_H
+#define EDDY_CLI_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { EDDY_CLI_MAX_THREADS = 64 };
+
+/* A decimal integer in [min, max] with nothing else in text. */
+bool eddy_cli_parse_int(const char *text, int min, int max, int *out);
+/* Worker counts like "1,2" or "1-4" or "1,2,4-8" into threads[0..*count). */
+bool eddy_cli_threads_parse(const char *text, int *threads, int *count, char *err, size_t err_size);
+bool eddy_cli_threads_parse_entry(const char *entry, int *lo, int *hi, char *err, size_t err_size);
+bool eddy_cli_threads_append(int *threads, int *count, int value, char *err, size_t err_size);
+/* The value of option `name` at argv[*i] ("--name value" or "--name=value"). */
+const char *eddy_cli_option_value(int argc, char **argv, int *i, const char *name, bool *missing);
+/* The CPU's model name from /proc/cpuinfo, or "unknown". */
+void eddy_cli_machine_cpu_model(char *out, size_t out_size);
+
+#endif
