@@ -12,14 +12,15 @@
  *   divergent frame, which is where anyone debugging starts.
  * - The program is a list of sections run in order by main. Each section
  *   prints its own table and returns its verdict; the exit status is 0 only if
- *   every section's verdict is yes. Today there is one section, "determinism
- *   across worker counts". A "record replay + play back" section (and rigid
- *   bodies in the scenes) slot in as one more demo_section function that reads
- *   the same demo_context: see demo_sections in main.
+ *   every section's verdict is yes. The sections: determinism of the fluid
+ *   across worker counts, a rigid body thrown through smoke at several worker
+ *   counts, and a replay recorded at one worker count and played back at
+ *   others. A new section is one more demo_section function reading the same
+ *   demo_context: see demo_sections in main.
  * - Progress is a \r-updated line on stderr when stderr is a terminal, and
  *   nothing otherwise, so logs and CI output stay clean.
- * - The worker-list parser and median helper mirror bench/bench.c; the two
- *   tools are single files by design (no tool-private library to install).
+ * - Option and worker-list parsing are shared with eddy-bench
+ *   (tools/cli_common.h), so both tools accept and reject the same lists.
  *
  * Exit status: 0 all verdicts yes, 1 a verdict is no or a world failed,
  * 2 bad command line. */
