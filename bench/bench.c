@@ -102,15 +102,6 @@ static void usage(FILE *out)
             "  --help          this text\n");
 }
 
-
-/* One entry of a worker list: "N" or "A-B". Copies the entry into a small
- * buffer so messages can quote it. */
-
-
-
-/* Value of option name at argv[*i]: "--name VALUE" or "--name=VALUE". NULL if
- * argv[*i] is not that option; *missing is set when the value is absent. */
-
 static int fail_usage(const char *option, const char *problem)
 {
     fprintf(stderr, "eddy-bench: %s: %s (see --help)\n", option, problem);
@@ -187,7 +178,6 @@ typedef struct bench_machine {
     int pus;
     double load;  /* 1-minute load average when the bench started; < 0 unknown */
 } bench_machine;
-
 
 /* Other work on the machine skews timings; the load average lets a reader see it. */
 static double machine_load(void)

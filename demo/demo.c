@@ -103,11 +103,6 @@ static void usage(FILE *out)
             "  --help          this text\n");
 }
 
-
-
-
-
-
 static int fail_usage(const char *option, const char *problem)
 {
     fprintf(stderr, "eddy-demo: %s: %s (see --help)\n", option, problem);
@@ -169,7 +164,6 @@ typedef struct demo_context {
     int pus;
     bool progress;         /* stderr is a terminal */
 } demo_context;
-
 
 /* Pin one worker per PU; when hwloc cannot bind threads here, say so and run
  * unpinned (pinning changes speed, never results). */
@@ -478,7 +472,6 @@ cleanup:
     }
     return result;
 }
-
 
 /* ---------------------------------------------------------------- bodies */
 
