@@ -116,16 +116,16 @@ static void particle_chunk(int chunk, int begin, int end, void *context) {
     }
 }
 
-void phase_advect_tracers(eddy_world *w, float dt) {
+void eddy_phase_advect_tracers(eddy_world *w, float dt) {
     advect_job job = {w, &w->tracers, dt, {w->wind.x, w->wind.y, w->wind.z},
                       w->grid_valid, w->grid_valid, false};
-    parallel_for(&w->tasks, w->tracers.count, ADVECT_CHUNK,
+    eddy_parallel_for(&w->tasks, w->tracers.count, ADVECT_CHUNK,
                  w->grid_valid ? tracer_chunk : particle_chunk, &job);
 }
 
-void phase_advect_vortons(eddy_world *w, float dt) {
+void eddy_phase_advect_vortons(eddy_world *w, float dt) {
     const bool direct = w->def.velocity_method == EDDY_VELOCITY_DIRECT_VORTONS && w->grid_valid;
     advect_job job = {w, &w->vortons, dt, {w->wind.x, w->wind.y, w->wind.z},
                       w->grid_valid, false, direct};
-    parallel_for(&w->tasks, w->vortons.count, ADVECT_CHUNK, particle_chunk, &job);
+    eddy_parallel_for(&w->tasks, w->vortons.count, ADVECT_CHUNK, particle_chunk, &job);
 }

@@ -39,13 +39,13 @@ eddy_body_def eddy_body_def_default(void) {
 
 static bool finite3(eddy_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
-eddy_status body_def_check(eddy_world *w, const eddy_body_def *d) {
+eddy_status eddy_body_def_check(eddy_world *w, const eddy_body_def *d) {
     if (d->internal_value != EDDY_BODY_DEF_COOKIE) {
-        world_set_error(w, "body def was not initialised with eddy_body_def_default()");
+        eddy_world_set_error(w, "body def was not initialised with eddy_body_def_default()");
         return EDDY_ERROR_INVALID_DEF;
     }
     if (d->type != EDDY_BODY_DYNAMIC && d->type != EDDY_BODY_KINEMATIC) {
-        world_set_error(w, "body type %d is not an eddy_body_type", (int)d->type);
+        eddy_world_set_error(w, "body type %d is not an eddy_body_type", (int)d->type);
         return EDDY_ERROR_INVALID_DEF;
     }
     const eddy_quat q = d->orientation;
@@ -53,26 +53,26 @@ eddy_status body_def_check(eddy_world *w, const eddy_body_def *d) {
         !isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z) || !isfinite(q.w) ||
         !isfinite(d->mass) || !isfinite(d->temperature) || !isfinite(d->heat_capacity) ||
         !isfinite(d->thermal_conductivity)) {
-        world_set_error(w, "body def has a NaN or infinite field");
+        eddy_world_set_error(w, "body def has a NaN or infinite field");
         return EDDY_ERROR_NAN;
     }
     const float qq = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
     if (!(qq > 0.25f && qq < 4.0f)) {
-        world_set_error(w, "body orientation must be a (near) unit quaternion");
+        eddy_world_set_error(w, "body orientation must be a (near) unit quaternion");
         return EDDY_ERROR_INVALID_DEF;
     }
     if (!(d->mass > 0.0f)) {
-        world_set_error(w, "body mass must be > 0, got %g", (double)d->mass);
+        eddy_world_set_error(w, "body mass must be > 0, got %g", (double)d->mass);
         return EDDY_ERROR_INVALID_DEF;
     }
     if (!(d->temperature > 0.0f) || !(d->heat_capacity > 0.0f) || d->thermal_conductivity < 0.0f) {
-        world_set_error(w, "body temperature and heat_capacity must be > 0, conductivity >= 0");
+        eddy_world_set_error(w, "body temperature and heat_capacity must be > 0, conductivity >= 0");
         return EDDY_ERROR_INVALID_DEF;
     }
     char msg[200];
     eddy_status s = eddy_shape_validate(&d->shape, msg, sizeof msg);
     if (s != EDDY_OK) {
-        world_set_error(w, "body shape: %s", msg);
+        eddy_world_set_error(w, "body shape: %s", msg);
         return s;
     }
     return EDDY_OK;
@@ -130,7 +130,7 @@ static vec3 body_angular_momentum_of(const body *b, vec3 omega, const mat3 *iner
     return m3_mul_v(&r, m3_mul_v(inertia_body, local));
 }
 
-bool body_rebuild_derived(body *b) {
+bool eddy_body_rebuild_derived(body *b) {
     body_update_frame(b);
     free(b->vertices);
     b->vertices = NULL;
@@ -176,7 +176,7 @@ static bool body_setup(body *b, const eddy_body_def *def) {
     if (dynamic && !m3_inverse(&inertia, &inv)) return false;
     memcpy(b->inv_inertia_body, inv.m, sizeof inv.m);
     b->inv_mass = dynamic ? 1.0f / def->mass : 0.0f;
-    if (!body_rebuild_derived(b)) return false;
+    if (!eddy_body_rebuild_derived(b)) return false;
     const vec3 v = v3_from(def->linear_velocity), om = v3_from(def->angular_velocity);
     set3(b->linear_velocity, v);
     set3(b->angular_velocity, om);
@@ -189,7 +189,7 @@ static bool body_setup(body *b, const eddy_body_def *def) {
     return true;
 }
 
-bool body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out) {
+bool eddy_body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out) {
     int slot = 0;
     while (slot < w->body_count && w->bodies[slot].alive) ++slot;
     if (slot == w->body_count) {
@@ -209,7 +209,7 @@ bool body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out) {
     free(b->vertices);
     memset(b, 0, sizeof *b);
     if (!body_setup(b, def)) {
-        world_set_error(w, "body shape has no valid mass properties");
+        eddy_world_set_error(w, "body shape has no valid mass properties");
         return false;
     }
     b->generation = generation;
@@ -228,17 +228,17 @@ eddy_status eddy_world_create_body(eddy_world *w, const eddy_body_def *def, eddy
     if (!w || !def || !out) return EDDY_ERROR_INVALID_ARGUMENT;
     *out = (eddy_body_id){0, 0};
     if (w->stepped) {
-        world_set_error(w, "bodies are created through the input after the first step");
+        eddy_world_set_error(w, "bodies are created through the input after the first step");
         return EDDY_ERROR_WRONG_STATE;
     }
-    eddy_status s = body_def_check(w, def);
+    eddy_status s = eddy_body_def_check(w, def);
     if (s != EDDY_OK) return s;
-    if (!body_create(w, def, out)) return EDDY_ERROR_OUT_OF_MEMORY;
+    if (!eddy_body_create(w, def, out)) return EDDY_ERROR_OUT_OF_MEMORY;
     w->hash_valid = false;
     return EDDY_OK;
 }
 
-void bodies_free(eddy_world *w) {
+void eddy_bodies_free(eddy_world *w) {
     for (int i = 0; i < w->body_count; ++i) free(w->bodies[i].vertices);
     free(w->bodies);
     free(w->created_bodies);
@@ -254,17 +254,17 @@ static bool quat_ok(eddy_quat q) {
 
 static eddy_status command_check(eddy_world *w, const eddy_body_command *c, int k) {
     if (c->type == EDDY_BODY_CREATE) {
-        eddy_status s = body_def_check(w, &c->def);
+        eddy_status s = eddy_body_def_check(w, &c->def);
         if (s != EDDY_OK) {
             char msg[sizeof w->error];
             snprintf(msg, sizeof msg, "%s", w->error);
-            world_set_error(w, "body command %d (create): %s", k, msg);
+            eddy_world_set_error(w, "body command %d (create): %s", k, msg);
         }
         return s;
     }
     body *b = body_get(w, c->body);
     if (!b) {
-        world_set_error(w, "body command %d names a stale or unknown body", k);
+        eddy_world_set_error(w, "body command %d names a stale or unknown body", k);
         return EDDY_ERROR_NOT_FOUND;
     }
     switch (c->type) {
@@ -277,7 +277,7 @@ static eddy_status command_check(eddy_world *w, const eddy_body_command *c, int 
         break;
     case EDDY_BODY_SET_KINEMATIC:
         if (b->def.type != EDDY_BODY_KINEMATIC) {
-            world_set_error(w, "body command %d sets the pose of a dynamic body", k);
+            eddy_world_set_error(w, "body command %d sets the pose of a dynamic body", k);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
         if (finite3(c->position) && quat_ok(c->orientation) && finite3(c->linear_velocity) &&
@@ -286,16 +286,16 @@ static eddy_status command_check(eddy_world *w, const eddy_body_command *c, int 
         break;
     case EDDY_BODY_CREATE: return EDDY_OK;
     default:
-        world_set_error(w, "body command %d has unknown type %d", k, (int)c->type);
+        eddy_world_set_error(w, "body command %d has unknown type %d", k, (int)c->type);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    world_set_error(w, "body command %d has a NaN, infinite or invalid value", k);
+    eddy_world_set_error(w, "body command %d has a NaN, infinite or invalid value", k);
     return EDDY_ERROR_NAN;
 }
 
-eddy_status bodies_validate_commands(eddy_world *w, const eddy_input *in) {
+eddy_status eddy_bodies_validate_commands(eddy_world *w, const eddy_input *in) {
     if (in->body_command_count < 0 || (in->body_command_count > 0 && !in->body_commands)) {
-        world_set_error(w, "input body_commands is NULL or its count is negative");
+        eddy_world_set_error(w, "input body_commands is NULL or its count is negative");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     /* Commands are checked against the bodies as they are before the step; a
@@ -338,13 +338,13 @@ static bool push_created_body(eddy_world *w, eddy_body_id id) {
     return true;
 }
 
-bool bodies_apply_commands(eddy_world *w, const eddy_input *in) {
+bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in) {
     w->created_body_count = 0;
     for (int k = 0; k < in->body_command_count; ++k) {
         const eddy_body_command *c = &in->body_commands[k];
         if (c->type == EDDY_BODY_CREATE) {
             eddy_body_id id;
-            if (!body_create(w, &c->def, &id) || !push_created_body(w, id)) return false;
+            if (!eddy_body_create(w, &c->def, &id) || !push_created_body(w, id)) return false;
             continue;
         }
         body *b = body_get(w, c->body);
@@ -414,7 +414,7 @@ static void integrate_kinematic(body *b, float dt) {
     body_update_frame(b);
 }
 
-void phase_integrate_bodies(eddy_world *w, float dt) {
+void eddy_phase_integrate_bodies(eddy_world *w, float dt) {
     for (int i = 0; i < w->body_count; ++i) {
         body *b = &w->bodies[i];
         if (!b->alive) continue;
@@ -427,7 +427,7 @@ void phase_integrate_bodies(eddy_world *w, float dt) {
     }
 }
 
-void bodies_end_step(eddy_world *w) {
+void eddy_bodies_end_step(eddy_world *w) {
     for (int i = 0; i < w->body_count; ++i) {
         memset(w->bodies[i].input_force, 0, sizeof w->bodies[i].input_force);
         memset(w->bodies[i].input_torque, 0, sizeof w->bodies[i].input_torque);
@@ -435,7 +435,7 @@ void bodies_end_step(eddy_world *w) {
 }
 
 /* Apply a linear and angular impulse and heat from the fluid (collide.c). */
-void body_receive(body *b, vec3 linear, vec3 angular, float heat) {
+void eddy_body_receive(body *b, vec3 linear, vec3 angular, float heat) {
     if (b->inv_mass != 0.0f) {
         vec3 p = v3_add(get3(b->linear_momentum), linear);
         set3(b->linear_momentum, p);

@@ -41,20 +41,20 @@ static void combine_box(void *dst, const void *src) {
 static bool array_bounds(eddy_world *w, const particle_array *a, box *out) {
     int n = chunk_count(a->count, BOUNDS_CHUNK);
     if (n == 0) return false;
-    box *partials = partials_reserve(w, (size_t)n * sizeof(box));
+    box *partials = eddy_partials_reserve(w, (size_t)n * sizeof(box));
     if (!partials) {  /* out of scratch memory: one chunk, same result */
         bounds_job job = {a, out};
         bounds_chunk(0, 0, a->count, &job);
         return true;
     }
     bounds_job job = {a, partials};
-    parallel_for(&w->tasks, a->count, BOUNDS_CHUNK, bounds_chunk, &job);
-    reduce_tree(&w->tasks, partials, n, sizeof(box), combine_box);
+    eddy_parallel_for(&w->tasks, a->count, BOUNDS_CHUNK, bounds_chunk, &job);
+    eddy_reduce_tree(&w->tasks, partials, n, sizeof(box), combine_box);
     *out = partials[0];
     return true;
 }
 
-bool particles_bounds(eddy_world *w, float lo[3], float hi[3]) {
+bool eddy_particles_bounds(eddy_world *w, float lo[3], float hi[3]) {
     box bv, bt;
     bool hv = array_bounds(w, &w->vortons, &bv);
     bool ht = array_bounds(w, &w->tracers, &bt);

@@ -77,7 +77,7 @@ static float surrounding_rho(const eddy_world *w, const body *b, vec3 gu) {
     return sum * (1.0f / 6.0f);
 }
 
-void phase_body_forces(eddy_world *w) {
+void eddy_phase_body_forces(eddy_world *w) {
     const vec3 g = {w->gravity.x, w->gravity.y, w->gravity.z};
     const vec3 gu = v3_normalize(g);
     for (int s = 0; s < w->body_count; ++s) {
@@ -114,10 +114,10 @@ static vec3 poison_by_body(const body *b, vec3 p, vec3 grad, float reach) {
     memcpy(r.m, b->rotation, sizeof r.m);
     const vec3 q = m3_tmul_v(&r, d);
     int plane = 0;
-    const float dist = polytope_contact_distance(sh, q, &plane);
+    const float dist = eddy_polytope_contact_distance(sh, q, &plane);
     if (!(dist < reach)) return grad;
     vec3 nb;
-    polytope_contact_point(sh, q, plane, dist, &nb);
+    eddy_polytope_contact_point(sh, q, plane, dist, &nb);
     return remove_component(grad, m3_mul_v(&r, nb));
 }
 
@@ -169,8 +169,8 @@ static void poison_chunk(int chunk, int begin, int end, void *context) {
     }
 }
 
-void phase_poison_density_gradient(eddy_world *w) {
+void eddy_phase_poison_density_gradient(eddy_world *w) {
     if (!w->grid_valid || w->def.wall_poisoning == EDDY_WALL_POISON_NONE) return;
     if (w->def.wall_poisoning == EDDY_WALL_POISON_GRID && eddy_world_body_count(w) == 0) return;
-    parallel_for(&w->tasks, grid_point_count(&w->grid), POISON_CHUNK, poison_chunk, w);
+    eddy_parallel_for(&w->tasks, grid_point_count(&w->grid), POISON_CHUNK, poison_chunk, w);
 }

@@ -41,19 +41,19 @@ void eddy_bytes_free(eddy_bytes *bytes) {
     bytes->capacity = 0;
 }
 
-uint64_t wire_xxh3(const void *data, size_t size) { return XXH3_64bits(data, size); }
+uint64_t eddy_wire_xxh3(const void *data, size_t size) { return XXH3_64bits(data, size); }
 
 /* ---------------------------------------------------------------- writer */
-void wire_writer_init(wire_writer *w, eddy_bytes *out) {
+void eddy_wire_writer_init(wire_writer *w, eddy_bytes *out) {
     w->out = out;
     w->failed = false;
 }
 
-eddy_status wire_writer_status(const wire_writer *w) {
+eddy_status eddy_wire_writer_status(const wire_writer *w) {
     return w->failed ? EDDY_ERROR_OUT_OF_MEMORY : EDDY_OK;
 }
 
-bool wire_reserve(wire_writer *w, size_t extra) {
+bool eddy_wire_reserve(wire_writer *w, size_t extra) {
     if (w->failed) return false;
     eddy_bytes *b = w->out;
     if (extra <= b->capacity - b->size) return true;
@@ -73,8 +73,8 @@ bool wire_reserve(wire_writer *w, size_t extra) {
     return true;
 }
 
-void wire_put_bytes(wire_writer *w, const void *bytes, size_t n) {
-    if (n == 0 || !wire_reserve(w, n)) return;
+void eddy_wire_put_bytes(wire_writer *w, const void *bytes, size_t n) {
+    if (n == 0 || !eddy_wire_reserve(w, n)) return;
     memcpy(w->out->data + w->out->size, bytes, n);
     w->out->size += n;
 }
@@ -82,45 +82,45 @@ void wire_put_bytes(wire_writer *w, const void *bytes, size_t n) {
 static void put_le(wire_writer *w, uint64_t v, int n) {
     uint8_t b[8];
     for (int i = 0; i < n; ++i) b[i] = (uint8_t)(v >> (8 * i));
-    wire_put_bytes(w, b, (size_t)n);
+    eddy_wire_put_bytes(w, b, (size_t)n);
 }
 
-void wire_put_u8(wire_writer *w, uint8_t v) { wire_put_bytes(w, &v, 1); }
-void wire_put_u16(wire_writer *w, uint16_t v) { put_le(w, v, 2); }
-void wire_put_u32(wire_writer *w, uint32_t v) { put_le(w, v, 4); }
-void wire_put_u64(wire_writer *w, uint64_t v) { put_le(w, v, 8); }
-void wire_put_i32(wire_writer *w, int32_t v) { put_le(w, (uint32_t)v, 4); }
-void wire_put_i64(wire_writer *w, int64_t v) { put_le(w, (uint64_t)v, 8); }
-void wire_put_bool(wire_writer *w, bool v) { wire_put_u8(w, v ? 1u : 0u); }
+void eddy_wire_put_u8(wire_writer *w, uint8_t v) { eddy_wire_put_bytes(w, &v, 1); }
+void eddy_wire_put_u16(wire_writer *w, uint16_t v) { put_le(w, v, 2); }
+void eddy_wire_put_u32(wire_writer *w, uint32_t v) { put_le(w, v, 4); }
+void eddy_wire_put_u64(wire_writer *w, uint64_t v) { put_le(w, v, 8); }
+void eddy_wire_put_i32(wire_writer *w, int32_t v) { put_le(w, (uint32_t)v, 4); }
+void eddy_wire_put_i64(wire_writer *w, int64_t v) { put_le(w, (uint64_t)v, 8); }
+void eddy_wire_put_bool(wire_writer *w, bool v) { eddy_wire_put_u8(w, v ? 1u : 0u); }
 
-void wire_put_f32(wire_writer *w, float v) {
+void eddy_wire_put_f32(wire_writer *w, float v) {
     uint32_t bits;
     memcpy(&bits, &v, sizeof bits);
-    wire_put_u32(w, bits);
+    eddy_wire_put_u32(w, bits);
 }
 
-void wire_put_f64(wire_writer *w, double v) {
+void eddy_wire_put_f64(wire_writer *w, double v) {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    wire_put_u64(w, bits);
+    eddy_wire_put_u64(w, bits);
 }
 
-void wire_put_vec3(wire_writer *w, eddy_vec3 v) {
-    wire_put_f32(w, v.x);
-    wire_put_f32(w, v.y);
-    wire_put_f32(w, v.z);
+void eddy_wire_put_vec3(wire_writer *w, eddy_vec3 v) {
+    eddy_wire_put_f32(w, v.x);
+    eddy_wire_put_f32(w, v.y);
+    eddy_wire_put_f32(w, v.z);
 }
 
-void wire_put_words32(wire_writer *w, const void *words, size_t n) {
+void eddy_wire_put_words32(wire_writer *w, const void *words, size_t n) {
     if (n == 0) return;
     if (n > SIZE_MAX / 4) {
         w->failed = true;
         return;
     }
 #if WIRE_HOST_LITTLE_ENDIAN
-    wire_put_bytes(w, words, 4 * n);
+    eddy_wire_put_bytes(w, words, 4 * n);
 #else
-    if (!wire_reserve(w, 4 * n)) return;
+    if (!eddy_wire_reserve(w, 4 * n)) return;
     const uint8_t *src = words;
     for (size_t i = 0; i < n; ++i) {
         uint32_t v;
@@ -130,13 +130,13 @@ void wire_put_words32(wire_writer *w, const void *words, size_t n) {
 #endif
 }
 
-void wire_patch_u64(wire_writer *w, size_t offset, uint64_t v) {
+void eddy_wire_patch_u64(wire_writer *w, size_t offset, uint64_t v) {
     if (w->failed || offset > w->out->size || w->out->size - offset < 8) return;
     for (int i = 0; i < 8; ++i) w->out->data[offset + (size_t)i] = (uint8_t)(v >> (8 * i));
 }
 
 /* ---------------------------------------------------------------- reader */
-void wire_reader_init(wire_reader *r, const void *data, size_t size, const char *what,
+void eddy_wire_reader_init(wire_reader *r, const void *data, size_t size, const char *what,
                       char *message, size_t message_size) {
     r->data = data;
     r->size = data ? size : 0;
@@ -148,7 +148,7 @@ void wire_reader_init(wire_reader *r, const void *data, size_t size, const char 
     if (message && message_size) message[0] = '\0';
 }
 
-void wire_fail(wire_reader *r, eddy_status status, const char *fmt, ...) {
+void eddy_wire_fail(wire_reader *r, eddy_status status, const char *fmt, ...) {
     if (r->status != EDDY_OK) return;
     r->status = status;
     if (!r->message || r->message_size == 0) return;
@@ -160,94 +160,94 @@ void wire_fail(wire_reader *r, eddy_status status, const char *fmt, ...) {
     va_end(ap);
 }
 
-bool wire_need(wire_reader *r, size_t n, const char *field) {
+bool eddy_wire_need(wire_reader *r, size_t n, const char *field) {
     if (r->status != EDDY_OK) return false;
     if (n <= r->size - r->pos) return true;
-    wire_fail(r, EDDY_ERROR_TRUNCATED, "ends early at byte %zu of %zu while reading %s (%zu bytes)",
+    eddy_wire_fail(r, EDDY_ERROR_TRUNCATED, "ends early at byte %zu of %zu while reading %s (%zu bytes)",
               r->pos, r->size, field, n);
     return false;
 }
 
-const uint8_t *wire_get_bytes(wire_reader *r, size_t n, const char *field) {
-    if (!wire_need(r, n, field)) return NULL;
+const uint8_t *eddy_wire_get_bytes(wire_reader *r, size_t n, const char *field) {
+    if (!eddy_wire_need(r, n, field)) return NULL;
     const uint8_t *p = r->data + r->pos;
     r->pos += n;
     return p;
 }
 
 static uint64_t get_le(wire_reader *r, int n, const char *field) {
-    const uint8_t *p = wire_get_bytes(r, (size_t)n, field);
+    const uint8_t *p = eddy_wire_get_bytes(r, (size_t)n, field);
     if (!p) return 0;
     uint64_t v = 0;
     for (int i = 0; i < n; ++i) v |= (uint64_t)p[i] << (8 * i);
     return v;
 }
 
-uint8_t wire_get_u8(wire_reader *r, const char *field) { return (uint8_t)get_le(r, 1, field); }
-uint16_t wire_get_u16(wire_reader *r, const char *field) { return (uint16_t)get_le(r, 2, field); }
-uint32_t wire_get_u32(wire_reader *r, const char *field) { return (uint32_t)get_le(r, 4, field); }
-uint64_t wire_get_u64(wire_reader *r, const char *field) { return get_le(r, 8, field); }
-int32_t wire_get_i32(wire_reader *r, const char *field) {
+uint8_t eddy_wire_get_u8(wire_reader *r, const char *field) { return (uint8_t)get_le(r, 1, field); }
+uint16_t eddy_wire_get_u16(wire_reader *r, const char *field) { return (uint16_t)get_le(r, 2, field); }
+uint32_t eddy_wire_get_u32(wire_reader *r, const char *field) { return (uint32_t)get_le(r, 4, field); }
+uint64_t eddy_wire_get_u64(wire_reader *r, const char *field) { return get_le(r, 8, field); }
+int32_t eddy_wire_get_i32(wire_reader *r, const char *field) {
     return (int32_t)(uint32_t)get_le(r, 4, field);
 }
-int64_t wire_get_i64(wire_reader *r, const char *field) { return (int64_t)get_le(r, 8, field); }
+int64_t eddy_wire_get_i64(wire_reader *r, const char *field) { return (int64_t)get_le(r, 8, field); }
 
-float wire_get_f32(wire_reader *r, const char *field) {
-    uint32_t bits = wire_get_u32(r, field);
+float eddy_wire_get_f32(wire_reader *r, const char *field) {
+    uint32_t bits = eddy_wire_get_u32(r, field);
     float v;
     memcpy(&v, &bits, sizeof v);
     return v;
 }
 
-double wire_get_f64(wire_reader *r, const char *field) {
-    uint64_t bits = wire_get_u64(r, field);
+double eddy_wire_get_f64(wire_reader *r, const char *field) {
+    uint64_t bits = eddy_wire_get_u64(r, field);
     double v;
     memcpy(&v, &bits, sizeof v);
     return v;
 }
 
-bool wire_get_bool(wire_reader *r, const char *field) {
+bool eddy_wire_get_bool(wire_reader *r, const char *field) {
     size_t at = r->pos;
-    uint8_t v = wire_get_u8(r, field);
-    if (v > 1) wire_fail(r, EDDY_ERROR_CORRUPT, "%s at byte %zu is %u, a bool must be 0 or 1",
+    uint8_t v = eddy_wire_get_u8(r, field);
+    if (v > 1) eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "%s at byte %zu is %u, a bool must be 0 or 1",
                          field, at, (unsigned)v);
     return v == 1;
 }
 
-eddy_vec3 wire_get_vec3(wire_reader *r, const char *field) {
+eddy_vec3 eddy_wire_get_vec3(wire_reader *r, const char *field) {
     eddy_vec3 v;
-    v.x = wire_get_f32(r, field);
-    v.y = wire_get_f32(r, field);
-    v.z = wire_get_f32(r, field);
+    v.x = eddy_wire_get_f32(r, field);
+    v.y = eddy_wire_get_f32(r, field);
+    v.z = eddy_wire_get_f32(r, field);
     return v;
 }
 
-void wire_get_words32(wire_reader *r, void *words, size_t n, const char *field) {
+void eddy_wire_get_words32(wire_reader *r, void *words, size_t n, const char *field) {
     if (n == 0) return;
-    if (n > SIZE_MAX / 4 || !wire_need(r, 4 * n, field)) return;
+    if (n > SIZE_MAX / 4 || !eddy_wire_need(r, 4 * n, field)) return;
 #if WIRE_HOST_LITTLE_ENDIAN
     memcpy(words, r->data + r->pos, 4 * n);
     r->pos += 4 * n;
 #else
     uint8_t *dst = words;
     for (size_t i = 0; i < n; ++i) {
-        uint32_t v = wire_get_u32(r, field);
+        uint32_t v = eddy_wire_get_u32(r, field);
         memcpy(dst + 4 * i, &v, 4);
     }
 #endif
 }
 
-uint32_t wire_get_count(wire_reader *r, uint32_t max, size_t min_bytes, const char *field) {
+uint32_t eddy_wire_get_count(wire_reader *r, uint32_t max, size_t min_bytes, const char *field) {
     size_t at = r->pos;
-    uint32_t n = wire_get_u32(r, field);
+    uint32_t n = eddy_wire_get_u32(r, field);
     if (!wire_ok(r)) return 0;
     if (n > max) {
-        wire_fail(r, EDDY_ERROR_CORRUPT, "%s at byte %zu is %u, the limit is %u", field, at,
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "%s at byte %zu is %u, the limit is %u", field, at,
                   (unsigned)n, (unsigned)max);
         return 0;
     }
     if (min_bytes > 0 && (size_t)n > wire_remaining(r) / min_bytes) {
-        wire_fail(r, EDDY_ERROR_TRUNCATED,
+        eddy_wire_fail(r, EDDY_ERROR_TRUNCATED,
                   "%s at byte %zu is %u, but only %zu bytes follow (%zu per element)", field, at,
                   (unsigned)n, wire_remaining(r), min_bytes);
         return 0;
@@ -260,254 +260,254 @@ static const uint8_t def_magic[4] = {'E', 'D', 'E', 'F'};
 enum { DEF_ENCODED_SIZE = 125 };
 
 static void put_def_fields(wire_writer *w, const eddy_world_def *d) {
-    wire_put_f32(w, d->dt);
-    wire_put_i32(w, d->substeps);
-    wire_put_f32(w, d->viscosity);
-    wire_put_f32(w, d->vorticity_dissipation);
-    wire_put_f32(w, d->density_diffusivity);
-    wire_put_f32(w, d->density_relaxation);
-    wire_put_f32(w, d->ambient_density);
-    wire_put_vec3(w, d->gravity);
-    wire_put_vec3(w, d->wind);
-    wire_put_f32(w, d->stretch_gain);
-    wire_put_f32(w, d->mollify_length_scale);
-    wire_put_u32(w, (uint32_t)d->velocity_method);
-    wire_put_f32(w, d->vorton_radius);
-    wire_put_f32(w, d->tracer_radius);
-    wire_put_i32(w, d->vorton_max_age);
-    wire_put_i32(w, d->tracer_max_age);
-    wire_put_u64(w, d->seed);
-    wire_put_f32(w, d->ambient_temperature);
-    wire_put_f32(w, d->fluid_specific_heat);
-    wire_put_f32(w, d->boundary_thickness);
-    wire_put_f32(w, d->shedding_gain);
-    wire_put_f32(w, d->spin_gain);
-    wire_put_f32(w, d->tracer_restitution);
-    wire_put_u32(w, (uint32_t)d->wall_poisoning);
-    wire_put_bool(w, d->flush_denormals);
+    eddy_wire_put_f32(w, d->dt);
+    eddy_wire_put_i32(w, d->substeps);
+    eddy_wire_put_f32(w, d->viscosity);
+    eddy_wire_put_f32(w, d->vorticity_dissipation);
+    eddy_wire_put_f32(w, d->density_diffusivity);
+    eddy_wire_put_f32(w, d->density_relaxation);
+    eddy_wire_put_f32(w, d->ambient_density);
+    eddy_wire_put_vec3(w, d->gravity);
+    eddy_wire_put_vec3(w, d->wind);
+    eddy_wire_put_f32(w, d->stretch_gain);
+    eddy_wire_put_f32(w, d->mollify_length_scale);
+    eddy_wire_put_u32(w, (uint32_t)d->velocity_method);
+    eddy_wire_put_f32(w, d->vorton_radius);
+    eddy_wire_put_f32(w, d->tracer_radius);
+    eddy_wire_put_i32(w, d->vorton_max_age);
+    eddy_wire_put_i32(w, d->tracer_max_age);
+    eddy_wire_put_u64(w, d->seed);
+    eddy_wire_put_f32(w, d->ambient_temperature);
+    eddy_wire_put_f32(w, d->fluid_specific_heat);
+    eddy_wire_put_f32(w, d->boundary_thickness);
+    eddy_wire_put_f32(w, d->shedding_gain);
+    eddy_wire_put_f32(w, d->spin_gain);
+    eddy_wire_put_f32(w, d->tracer_restitution);
+    eddy_wire_put_u32(w, (uint32_t)d->wall_poisoning);
+    eddy_wire_put_bool(w, d->flush_denormals);
 }
 
 eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
     if (!def || !out) return EDDY_ERROR_INVALID_ARGUMENT;
     wire_writer w;
-    wire_writer_init(&w, out);
+    eddy_wire_writer_init(&w, out);
     size_t start = out->size;
-    wire_put_bytes(&w, def_magic, sizeof def_magic);
-    wire_put_u32(&w, EDDY_DEF_ENCODING_VERSION);
+    eddy_wire_put_bytes(&w, def_magic, sizeof def_magic);
+    eddy_wire_put_u32(&w, EDDY_DEF_ENCODING_VERSION);
     put_def_fields(&w, def);
     EDDY_DEBUG_ASSERT(w.failed || out->size - start == DEF_ENCODED_SIZE);
     (void)start;
-    return wire_writer_status(&w);
+    return eddy_wire_writer_status(&w);
 }
 
 /* Enums are read as u32 and range-checked before the cast: a value outside
  * the enum never lands in an enum-typed field. */
 static void get_def_fields(wire_reader *r, eddy_world_def *d) {
-    d->dt = wire_get_f32(r, "dt");
-    d->substeps = wire_get_i32(r, "substeps");
-    d->viscosity = wire_get_f32(r, "viscosity");
-    d->vorticity_dissipation = wire_get_f32(r, "vorticity_dissipation");
-    d->density_diffusivity = wire_get_f32(r, "density_diffusivity");
-    d->density_relaxation = wire_get_f32(r, "density_relaxation");
-    d->ambient_density = wire_get_f32(r, "ambient_density");
-    d->gravity = wire_get_vec3(r, "gravity");
-    d->wind = wire_get_vec3(r, "wind");
-    d->stretch_gain = wire_get_f32(r, "stretch_gain");
-    d->mollify_length_scale = wire_get_f32(r, "mollify_length_scale");
-    uint32_t method = wire_get_u32(r, "velocity_method");
+    d->dt = eddy_wire_get_f32(r, "dt");
+    d->substeps = eddy_wire_get_i32(r, "substeps");
+    d->viscosity = eddy_wire_get_f32(r, "viscosity");
+    d->vorticity_dissipation = eddy_wire_get_f32(r, "vorticity_dissipation");
+    d->density_diffusivity = eddy_wire_get_f32(r, "density_diffusivity");
+    d->density_relaxation = eddy_wire_get_f32(r, "density_relaxation");
+    d->ambient_density = eddy_wire_get_f32(r, "ambient_density");
+    d->gravity = eddy_wire_get_vec3(r, "gravity");
+    d->wind = eddy_wire_get_vec3(r, "wind");
+    d->stretch_gain = eddy_wire_get_f32(r, "stretch_gain");
+    d->mollify_length_scale = eddy_wire_get_f32(r, "mollify_length_scale");
+    uint32_t method = eddy_wire_get_u32(r, "velocity_method");
     if (method > EDDY_VELOCITY_DIRECT_VORTONS)
-        wire_fail(r, EDDY_ERROR_CORRUPT, "velocity_method %u is not an eddy_velocity_method",
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "velocity_method %u is not an eddy_velocity_method",
                   (unsigned)method);
     else d->velocity_method = (eddy_velocity_method)method;
-    d->vorton_radius = wire_get_f32(r, "vorton_radius");
-    d->tracer_radius = wire_get_f32(r, "tracer_radius");
-    d->vorton_max_age = wire_get_i32(r, "vorton_max_age");
-    d->tracer_max_age = wire_get_i32(r, "tracer_max_age");
-    d->seed = wire_get_u64(r, "seed");
-    d->ambient_temperature = wire_get_f32(r, "ambient_temperature");
-    d->fluid_specific_heat = wire_get_f32(r, "fluid_specific_heat");
-    d->boundary_thickness = wire_get_f32(r, "boundary_thickness");
-    d->shedding_gain = wire_get_f32(r, "shedding_gain");
-    d->spin_gain = wire_get_f32(r, "spin_gain");
-    d->tracer_restitution = wire_get_f32(r, "tracer_restitution");
-    uint32_t poison = wire_get_u32(r, "wall_poisoning");
+    d->vorton_radius = eddy_wire_get_f32(r, "vorton_radius");
+    d->tracer_radius = eddy_wire_get_f32(r, "tracer_radius");
+    d->vorton_max_age = eddy_wire_get_i32(r, "vorton_max_age");
+    d->tracer_max_age = eddy_wire_get_i32(r, "tracer_max_age");
+    d->seed = eddy_wire_get_u64(r, "seed");
+    d->ambient_temperature = eddy_wire_get_f32(r, "ambient_temperature");
+    d->fluid_specific_heat = eddy_wire_get_f32(r, "fluid_specific_heat");
+    d->boundary_thickness = eddy_wire_get_f32(r, "boundary_thickness");
+    d->shedding_gain = eddy_wire_get_f32(r, "shedding_gain");
+    d->spin_gain = eddy_wire_get_f32(r, "spin_gain");
+    d->tracer_restitution = eddy_wire_get_f32(r, "tracer_restitution");
+    uint32_t poison = eddy_wire_get_u32(r, "wall_poisoning");
     if (poison > EDDY_WALL_POISON_VORTON_HITS)
-        wire_fail(r, EDDY_ERROR_CORRUPT, "wall_poisoning %u is not an eddy_wall_poisoning",
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "wall_poisoning %u is not an eddy_wall_poisoning",
                   (unsigned)poison);
     else d->wall_poisoning = (eddy_wall_poisoning)poison;
-    d->flush_denormals = wire_get_bool(r, "flush_denormals");
+    d->flush_denormals = eddy_wire_get_bool(r, "flush_denormals");
 }
 
 static void get_def_header(wire_reader *r) {
-    const uint8_t *magic = wire_get_bytes(r, sizeof def_magic, "magic");
+    const uint8_t *magic = eddy_wire_get_bytes(r, sizeof def_magic, "magic");
     if (magic && memcmp(magic, def_magic, sizeof def_magic) != 0) {
-        wire_fail(r, EDDY_ERROR_CORRUPT, "bad magic (not an eddy world definition)");
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "bad magic (not an eddy world definition)");
         return;
     }
-    uint32_t version = wire_get_u32(r, "version");
+    uint32_t version = eddy_wire_get_u32(r, "version");
     if (wire_ok(r) && version != EDDY_DEF_ENCODING_VERSION)
-        wire_fail(r, EDDY_ERROR_VERSION, "encoding version %u, this build reads version %d",
+        eddy_wire_fail(r, EDDY_ERROR_VERSION, "encoding version %u, this build reads version %d",
                   (unsigned)version, EDDY_DEF_ENCODING_VERSION);
 }
 
 eddy_status eddy_world_def_decode(const void *data, size_t size, eddy_world_def *def,
                                   char *message, size_t message_size) {
     wire_reader r;
-    wire_reader_init(&r, data, size, "world definition", message, message_size);
+    eddy_wire_reader_init(&r, data, size, "world definition", message, message_size);
     if (!def || (!data && size > 0)) {
-        wire_fail(&r, EDDY_ERROR_INVALID_ARGUMENT, "def or data is NULL");
+        eddy_wire_fail(&r, EDDY_ERROR_INVALID_ARGUMENT, "def or data is NULL");
         return r.status;
     }
     eddy_world_def d = *def; /* keeps the caller's threading fields */
     get_def_header(&r);
     get_def_fields(&r, &d);
     if (wire_ok(&r) && wire_remaining(&r) != 0)
-        wire_fail(&r, EDDY_ERROR_CORRUPT, "%zu unexpected bytes after the last field",
+        eddy_wire_fail(&r, EDDY_ERROR_CORRUPT, "%zu unexpected bytes after the last field",
                   wire_remaining(&r));
     if (!wire_ok(&r)) return r.status;
     char why[200];
     eddy_status s = eddy_world_def_validate(&d, why, sizeof why);
     if (s != EDDY_OK) {
-        wire_fail(&r, s, "decoded definition is invalid: %s", why);
+        eddy_wire_fail(&r, s, "decoded definition is invalid: %s", why);
         return r.status;
     }
     *def = d;
     return EDDY_OK;
 }
 
-bool codec_def_digest(const eddy_world_def *def, uint64_t *digest) {
+bool eddy_codec_def_digest(const eddy_world_def *def, uint64_t *digest) {
     eddy_bytes b = {0};
     bool ok = eddy_world_def_encode(def, &b) == EDDY_OK;
-    if (ok) *digest = wire_xxh3(b.data, b.size);
+    if (ok) *digest = eddy_wire_xxh3(b.data, b.size);
     eddy_bytes_free(&b);
     return ok;
 }
 
 /* ---------------------------------------------------------------- shared pieces */
-void codec_put_emitter_def(wire_writer *w, const eddy_emitter_def *d) {
-    wire_put_vec3(w, d->position);
-    wire_put_vec3(w, d->position_spread);
-    wire_put_vec3(w, d->velocity);
-    wire_put_vec3(w, d->vorticity);
-    wire_put_vec3(w, d->vorticity_spread);
-    wire_put_f32(w, d->density_deviation);
-    wire_put_f32(w, d->vorton_rate);
-    wire_put_f32(w, d->tracer_rate);
-    wire_put_bool(w, d->enabled);
+void eddy_codec_put_emitter_def(wire_writer *w, const eddy_emitter_def *d) {
+    eddy_wire_put_vec3(w, d->position);
+    eddy_wire_put_vec3(w, d->position_spread);
+    eddy_wire_put_vec3(w, d->velocity);
+    eddy_wire_put_vec3(w, d->vorticity);
+    eddy_wire_put_vec3(w, d->vorticity_spread);
+    eddy_wire_put_f32(w, d->density_deviation);
+    eddy_wire_put_f32(w, d->vorton_rate);
+    eddy_wire_put_f32(w, d->tracer_rate);
+    eddy_wire_put_bool(w, d->enabled);
 }
 
-void codec_get_emitter_def(wire_reader *r, eddy_emitter_def *d) {
+void eddy_codec_get_emitter_def(wire_reader *r, eddy_emitter_def *d) {
     memset(d, 0, sizeof *d);
-    d->position = wire_get_vec3(r, "emitter position");
-    d->position_spread = wire_get_vec3(r, "emitter position_spread");
-    d->velocity = wire_get_vec3(r, "emitter velocity");
-    d->vorticity = wire_get_vec3(r, "emitter vorticity");
-    d->vorticity_spread = wire_get_vec3(r, "emitter vorticity_spread");
-    d->density_deviation = wire_get_f32(r, "emitter density_deviation");
-    d->vorton_rate = wire_get_f32(r, "emitter vorton_rate");
-    d->tracer_rate = wire_get_f32(r, "emitter tracer_rate");
-    d->enabled = wire_get_bool(r, "emitter enabled");
+    d->position = eddy_wire_get_vec3(r, "emitter position");
+    d->position_spread = eddy_wire_get_vec3(r, "emitter position_spread");
+    d->velocity = eddy_wire_get_vec3(r, "emitter velocity");
+    d->vorticity = eddy_wire_get_vec3(r, "emitter vorticity");
+    d->vorticity_spread = eddy_wire_get_vec3(r, "emitter vorticity_spread");
+    d->density_deviation = eddy_wire_get_f32(r, "emitter density_deviation");
+    d->vorton_rate = eddy_wire_get_f32(r, "emitter vorton_rate");
+    d->tracer_rate = eddy_wire_get_f32(r, "emitter tracer_rate");
+    d->enabled = eddy_wire_get_bool(r, "emitter enabled");
 }
 
 static void put_quat(wire_writer *w, eddy_quat q) {
-    wire_put_f32(w, q.x);
-    wire_put_f32(w, q.y);
-    wire_put_f32(w, q.z);
-    wire_put_f32(w, q.w);
+    eddy_wire_put_f32(w, q.x);
+    eddy_wire_put_f32(w, q.y);
+    eddy_wire_put_f32(w, q.z);
+    eddy_wire_put_f32(w, q.w);
 }
 
 static eddy_quat get_quat(wire_reader *r, const char *field) {
     eddy_quat q;
-    q.x = wire_get_f32(r, field);
-    q.y = wire_get_f32(r, field);
-    q.z = wire_get_f32(r, field);
-    q.w = wire_get_f32(r, field);
+    q.x = eddy_wire_get_f32(r, field);
+    q.y = eddy_wire_get_f32(r, field);
+    q.z = eddy_wire_get_f32(r, field);
+    q.w = eddy_wire_get_f32(r, field);
     return q;
 }
 
 /* Shape: type, then radius (sphere) or plane count and planes (polytope),
  * then the hole flag. */
 static bool put_shape(wire_writer *w, const eddy_shape *s) {
-    wire_put_u8(w, (uint8_t)s->type);
+    eddy_wire_put_u8(w, (uint8_t)s->type);
     switch (s->type) {
     case EDDY_SHAPE_SPHERE:
-        wire_put_f32(w, s->radius);
+        eddy_wire_put_f32(w, s->radius);
         break;
     case EDDY_SHAPE_POLYTOPE:
         if (s->plane_count < 0 || s->plane_count > EDDY_MAX_PLANES) return false;
-        wire_put_u8(w, (uint8_t)s->plane_count);
+        eddy_wire_put_u8(w, (uint8_t)s->plane_count);
         for (int k = 0; k < s->plane_count; ++k) {
-            wire_put_vec3(w, s->planes[k].normal);
-            wire_put_f32(w, s->planes[k].offset);
+            eddy_wire_put_vec3(w, s->planes[k].normal);
+            eddy_wire_put_f32(w, s->planes[k].offset);
         }
         break;
     default:
         return false;
     }
-    wire_put_bool(w, s->hole);
+    eddy_wire_put_bool(w, s->hole);
     return true;
 }
 
 static void get_shape(wire_reader *r, eddy_shape *s) {
     memset(s, 0, sizeof *s);
-    uint8_t type = wire_get_u8(r, "shape type");
+    uint8_t type = eddy_wire_get_u8(r, "shape type");
     if (type == EDDY_SHAPE_SPHERE) {
         s->type = EDDY_SHAPE_SPHERE;
-        s->radius = wire_get_f32(r, "shape radius");
+        s->radius = eddy_wire_get_f32(r, "shape radius");
     } else if (type == EDDY_SHAPE_POLYTOPE) {
         s->type = EDDY_SHAPE_POLYTOPE;
-        uint8_t n = wire_get_u8(r, "shape plane_count");
+        uint8_t n = eddy_wire_get_u8(r, "shape plane_count");
         if (n > EDDY_MAX_PLANES) {
-            wire_fail(r, EDDY_ERROR_CORRUPT, "shape plane_count %u exceeds %d", (unsigned)n,
+            eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "shape plane_count %u exceeds %d", (unsigned)n,
                       EDDY_MAX_PLANES);
             return;
         }
         s->plane_count = n;
         for (int k = 0; k < n; ++k) {
-            s->planes[k].normal = wire_get_vec3(r, "plane normal");
-            s->planes[k].offset = wire_get_f32(r, "plane offset");
+            s->planes[k].normal = eddy_wire_get_vec3(r, "plane normal");
+            s->planes[k].offset = eddy_wire_get_f32(r, "plane offset");
         }
     } else if (wire_ok(r)) {
-        wire_fail(r, EDDY_ERROR_CORRUPT, "shape type %u is not an eddy_shape_type", (unsigned)type);
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "shape type %u is not an eddy_shape_type", (unsigned)type);
         return;
     }
-    s->hole = wire_get_bool(r, "shape hole");
+    s->hole = eddy_wire_get_bool(r, "shape hole");
 }
 
-bool codec_put_body_def(wire_writer *w, const eddy_body_def *d) {
+bool eddy_codec_put_body_def(wire_writer *w, const eddy_body_def *d) {
     if (d->type != EDDY_BODY_DYNAMIC && d->type != EDDY_BODY_KINEMATIC) return false;
-    wire_put_u8(w, (uint8_t)d->type);
+    eddy_wire_put_u8(w, (uint8_t)d->type);
     if (!put_shape(w, &d->shape)) return false;
-    wire_put_vec3(w, d->position);
+    eddy_wire_put_vec3(w, d->position);
     put_quat(w, d->orientation);
-    wire_put_vec3(w, d->linear_velocity);
-    wire_put_vec3(w, d->angular_velocity);
-    wire_put_f32(w, d->mass);
-    wire_put_f32(w, d->temperature);
-    wire_put_f32(w, d->heat_capacity);
-    wire_put_f32(w, d->thermal_conductivity);
-    wire_put_bool(w, d->gravity);
+    eddy_wire_put_vec3(w, d->linear_velocity);
+    eddy_wire_put_vec3(w, d->angular_velocity);
+    eddy_wire_put_f32(w, d->mass);
+    eddy_wire_put_f32(w, d->temperature);
+    eddy_wire_put_f32(w, d->heat_capacity);
+    eddy_wire_put_f32(w, d->thermal_conductivity);
+    eddy_wire_put_bool(w, d->gravity);
     return true;
 }
 
 /* Starts from eddy_body_def_default() so the decoded def carries the
  * initialisation cookie the world checks. */
-void codec_get_body_def(wire_reader *r, eddy_body_def *d) {
+void eddy_codec_get_body_def(wire_reader *r, eddy_body_def *d) {
     *d = eddy_body_def_default();
-    uint8_t type = wire_get_u8(r, "body type");
+    uint8_t type = eddy_wire_get_u8(r, "body type");
     if (type > EDDY_BODY_KINEMATIC && wire_ok(r))
-        wire_fail(r, EDDY_ERROR_CORRUPT, "body type %u is not an eddy_body_type", (unsigned)type);
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "body type %u is not an eddy_body_type", (unsigned)type);
     d->type = type == EDDY_BODY_KINEMATIC ? EDDY_BODY_KINEMATIC : EDDY_BODY_DYNAMIC;
     get_shape(r, &d->shape);
-    d->position = wire_get_vec3(r, "body position");
+    d->position = eddy_wire_get_vec3(r, "body position");
     d->orientation = get_quat(r, "body orientation");
-    d->linear_velocity = wire_get_vec3(r, "body linear_velocity");
-    d->angular_velocity = wire_get_vec3(r, "body angular_velocity");
-    d->mass = wire_get_f32(r, "body mass");
-    d->temperature = wire_get_f32(r, "body temperature");
-    d->heat_capacity = wire_get_f32(r, "body heat_capacity");
-    d->thermal_conductivity = wire_get_f32(r, "body thermal_conductivity");
-    d->gravity = wire_get_bool(r, "body gravity");
+    d->linear_velocity = eddy_wire_get_vec3(r, "body linear_velocity");
+    d->angular_velocity = eddy_wire_get_vec3(r, "body angular_velocity");
+    d->mass = eddy_wire_get_f32(r, "body mass");
+    d->temperature = eddy_wire_get_f32(r, "body temperature");
+    d->heat_capacity = eddy_wire_get_f32(r, "body heat_capacity");
+    d->thermal_conductivity = eddy_wire_get_f32(r, "body thermal_conductivity");
+    d->gravity = eddy_wire_get_bool(r, "body gravity");
 }
 
 /* ---------------------------------------------------------------- input */
@@ -518,44 +518,44 @@ enum {
 };
 
 static bool put_emitter_command(wire_writer *w, const eddy_emitter_command *c) {
-    wire_put_u8(w, (uint8_t)c->type);
-    wire_put_i32(w, c->emitter.index1);
-    wire_put_u16(w, c->emitter.generation);
+    eddy_wire_put_u8(w, (uint8_t)c->type);
+    eddy_wire_put_i32(w, c->emitter.index1);
+    eddy_wire_put_u16(w, c->emitter.generation);
     switch (c->type) {
     case EDDY_EMITTER_ENABLE: case EDDY_EMITTER_DISABLE: case EDDY_EMITTER_DESTROY: return true;
     case EDDY_EMITTER_SET_RATES:
-        wire_put_f32(w, c->vorton_rate);
-        wire_put_f32(w, c->tracer_rate);
+        eddy_wire_put_f32(w, c->vorton_rate);
+        eddy_wire_put_f32(w, c->tracer_rate);
         return true;
     case EDDY_EMITTER_BURST:
-        wire_put_i32(w, c->vorton_count);
-        wire_put_i32(w, c->tracer_count);
+        eddy_wire_put_i32(w, c->vorton_count);
+        eddy_wire_put_i32(w, c->tracer_count);
         return true;
-    case EDDY_EMITTER_MOVE: wire_put_vec3(w, c->position); return true;
-    case EDDY_EMITTER_CREATE: codec_put_emitter_def(w, &c->def); return true;
+    case EDDY_EMITTER_MOVE: eddy_wire_put_vec3(w, c->position); return true;
+    case EDDY_EMITTER_CREATE: eddy_codec_put_emitter_def(w, &c->def); return true;
     }
     return false;
 }
 
 static bool put_body_command(wire_writer *w, const eddy_body_command *c) {
-    wire_put_u8(w, (uint8_t)c->type);
-    wire_put_i32(w, c->body.index1);
-    wire_put_u16(w, c->body.generation);
+    eddy_wire_put_u8(w, (uint8_t)c->type);
+    eddy_wire_put_i32(w, c->body.index1);
+    eddy_wire_put_u16(w, c->body.generation);
     switch (c->type) {
-    case EDDY_BODY_CREATE: return codec_put_body_def(w, &c->def);
+    case EDDY_BODY_CREATE: return eddy_codec_put_body_def(w, &c->def);
     case EDDY_BODY_DESTROY: return true;
     case EDDY_BODY_FORCE: case EDDY_BODY_TORQUE: case EDDY_BODY_ANGULAR_IMPULSE:
-        wire_put_vec3(w, c->vector);
+        eddy_wire_put_vec3(w, c->vector);
         return true;
     case EDDY_BODY_IMPULSE:
-        wire_put_vec3(w, c->vector);
-        wire_put_vec3(w, c->point);
+        eddy_wire_put_vec3(w, c->vector);
+        eddy_wire_put_vec3(w, c->point);
         return true;
     case EDDY_BODY_SET_KINEMATIC:
-        wire_put_vec3(w, c->position);
+        eddy_wire_put_vec3(w, c->position);
         put_quat(w, c->orientation);
-        wire_put_vec3(w, c->linear_velocity);
-        wire_put_vec3(w, c->angular_velocity);
+        eddy_wire_put_vec3(w, c->linear_velocity);
+        eddy_wire_put_vec3(w, c->angular_velocity);
         return true;
     }
     return false;
@@ -570,14 +570,14 @@ static bool input_shape_ok(const eddy_input *in) {
 }
 
 static bool put_input(wire_writer *w, const eddy_input *in) {
-    wire_put_u16(w, EDDY_INPUT_ENCODING_VERSION);
-    wire_put_u32(w, in->flags);
-    if (in->flags & EDDY_INPUT_SET_GRAVITY) wire_put_vec3(w, in->gravity);
-    if (in->flags & EDDY_INPUT_SET_WIND) wire_put_vec3(w, in->wind);
-    wire_put_u32(w, (uint32_t)in->emitter_command_count);
+    eddy_wire_put_u16(w, EDDY_INPUT_ENCODING_VERSION);
+    eddy_wire_put_u32(w, in->flags);
+    if (in->flags & EDDY_INPUT_SET_GRAVITY) eddy_wire_put_vec3(w, in->gravity);
+    if (in->flags & EDDY_INPUT_SET_WIND) eddy_wire_put_vec3(w, in->wind);
+    eddy_wire_put_u32(w, (uint32_t)in->emitter_command_count);
     for (int k = 0; k < in->emitter_command_count; ++k)
         if (!put_emitter_command(w, &in->emitter_commands[k])) return false;
-    wire_put_u32(w, (uint32_t)in->body_command_count);
+    eddy_wire_put_u32(w, (uint32_t)in->body_command_count);
     for (int k = 0; k < in->body_command_count; ++k)
         if (!put_body_command(w, &in->body_commands[k])) return false;
     return true;
@@ -589,14 +589,14 @@ eddy_status eddy_input_encode(const eddy_input *input, eddy_bytes *out) {
     const eddy_input *in = input ? input : &none;
     if (!input_shape_ok(in)) return EDDY_ERROR_INVALID_ARGUMENT;
     wire_writer w;
-    wire_writer_init(&w, out);
+    eddy_wire_writer_init(&w, out);
     const size_t start = out->size;
     if (!put_input(&w, in)) {
         out->size = start; /* nothing appended */
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     if (w.failed) out->size = start;
-    return wire_writer_status(&w);
+    return eddy_wire_writer_status(&w);
 }
 
 struct eddy_input_storage {
@@ -628,24 +628,24 @@ static bool storage_reserve(void **items, int *capacity, uint32_t n, size_t item
 
 static void get_emitter_command(wire_reader *r, eddy_emitter_command *c, uint32_t k) {
     memset(c, 0, sizeof *c);
-    uint8_t type = wire_get_u8(r, "emitter command type");
-    c->emitter.index1 = wire_get_i32(r, "emitter id");
-    c->emitter.generation = wire_get_u16(r, "emitter generation");
+    uint8_t type = eddy_wire_get_u8(r, "emitter command type");
+    c->emitter.index1 = eddy_wire_get_i32(r, "emitter id");
+    c->emitter.generation = eddy_wire_get_u16(r, "emitter generation");
     switch (type) {
     case EDDY_EMITTER_ENABLE: case EDDY_EMITTER_DISABLE: case EDDY_EMITTER_DESTROY: break;
     case EDDY_EMITTER_SET_RATES:
-        c->vorton_rate = wire_get_f32(r, "vorton_rate");
-        c->tracer_rate = wire_get_f32(r, "tracer_rate");
+        c->vorton_rate = eddy_wire_get_f32(r, "vorton_rate");
+        c->tracer_rate = eddy_wire_get_f32(r, "tracer_rate");
         break;
     case EDDY_EMITTER_BURST:
-        c->vorton_count = wire_get_i32(r, "vorton_count");
-        c->tracer_count = wire_get_i32(r, "tracer_count");
+        c->vorton_count = eddy_wire_get_i32(r, "vorton_count");
+        c->tracer_count = eddy_wire_get_i32(r, "tracer_count");
         break;
-    case EDDY_EMITTER_MOVE: c->position = wire_get_vec3(r, "position"); break;
-    case EDDY_EMITTER_CREATE: codec_get_emitter_def(r, &c->def); break;
+    case EDDY_EMITTER_MOVE: c->position = eddy_wire_get_vec3(r, "position"); break;
+    case EDDY_EMITTER_CREATE: eddy_codec_get_emitter_def(r, &c->def); break;
     default:
         if (wire_ok(r))
-            wire_fail(r, EDDY_ERROR_CORRUPT, "emitter command %u has unknown type %u",
+            eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "emitter command %u has unknown type %u",
                       (unsigned)k, (unsigned)type);
         return;
     }
@@ -654,28 +654,28 @@ static void get_emitter_command(wire_reader *r, eddy_emitter_command *c, uint32_
 
 static void get_body_command(wire_reader *r, eddy_body_command *c, uint32_t k) {
     memset(c, 0, sizeof *c);
-    uint8_t type = wire_get_u8(r, "body command type");
-    c->body.index1 = wire_get_i32(r, "body id");
-    c->body.generation = wire_get_u16(r, "body generation");
+    uint8_t type = eddy_wire_get_u8(r, "body command type");
+    c->body.index1 = eddy_wire_get_i32(r, "body id");
+    c->body.generation = eddy_wire_get_u16(r, "body generation");
     switch (type) {
-    case EDDY_BODY_CREATE: codec_get_body_def(r, &c->def); break;
+    case EDDY_BODY_CREATE: eddy_codec_get_body_def(r, &c->def); break;
     case EDDY_BODY_DESTROY: break;
     case EDDY_BODY_FORCE: case EDDY_BODY_TORQUE: case EDDY_BODY_ANGULAR_IMPULSE:
-        c->vector = wire_get_vec3(r, "vector");
+        c->vector = eddy_wire_get_vec3(r, "vector");
         break;
     case EDDY_BODY_IMPULSE:
-        c->vector = wire_get_vec3(r, "vector");
-        c->point = wire_get_vec3(r, "point");
+        c->vector = eddy_wire_get_vec3(r, "vector");
+        c->point = eddy_wire_get_vec3(r, "point");
         break;
     case EDDY_BODY_SET_KINEMATIC:
-        c->position = wire_get_vec3(r, "position");
+        c->position = eddy_wire_get_vec3(r, "position");
         c->orientation = get_quat(r, "orientation");
-        c->linear_velocity = wire_get_vec3(r, "linear_velocity");
-        c->angular_velocity = wire_get_vec3(r, "angular_velocity");
+        c->linear_velocity = eddy_wire_get_vec3(r, "linear_velocity");
+        c->angular_velocity = eddy_wire_get_vec3(r, "angular_velocity");
         break;
     default:
         if (wire_ok(r))
-            wire_fail(r, EDDY_ERROR_CORRUPT, "body command %u has unknown type %u", (unsigned)k,
+            eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "body command %u has unknown type %u", (unsigned)k,
                       (unsigned)type);
         return;
     }
@@ -683,30 +683,30 @@ static void get_body_command(wire_reader *r, eddy_body_command *c, uint32_t k) {
 }
 
 static void get_input_header(wire_reader *r, eddy_input *in) {
-    uint16_t version = wire_get_u16(r, "version");
+    uint16_t version = eddy_wire_get_u16(r, "version");
     if (wire_ok(r) && version != EDDY_INPUT_ENCODING_VERSION) {
-        wire_fail(r, EDDY_ERROR_VERSION, "encoding version %u, this build reads version %d",
+        eddy_wire_fail(r, EDDY_ERROR_VERSION, "encoding version %u, this build reads version %d",
                   (unsigned)version, EDDY_INPUT_ENCODING_VERSION);
         return;
     }
-    in->flags = wire_get_u32(r, "flags");
+    in->flags = eddy_wire_get_u32(r, "flags");
     if (in->flags & ~(uint32_t)INPUT_KNOWN_FLAGS) {
-        wire_fail(r, EDDY_ERROR_CORRUPT, "flags 0x%x have unknown bits", (unsigned)in->flags);
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "flags 0x%x have unknown bits", (unsigned)in->flags);
         return;
     }
-    if (in->flags & EDDY_INPUT_SET_GRAVITY) in->gravity = wire_get_vec3(r, "gravity");
-    if (in->flags & EDDY_INPUT_SET_WIND) in->wind = wire_get_vec3(r, "wind");
+    if (in->flags & EDDY_INPUT_SET_GRAVITY) in->gravity = eddy_wire_get_vec3(r, "gravity");
+    if (in->flags & EDDY_INPUT_SET_WIND) in->wind = eddy_wire_get_vec3(r, "wind");
 }
 
 static eddy_status get_commands(wire_reader *r, eddy_input_storage *s) {
-    uint32_t n = wire_get_count(r, INPUT_MAX_COMMANDS, COMMAND_MIN_BYTES, "emitter command count");
+    uint32_t n = eddy_wire_get_count(r, INPUT_MAX_COMMANDS, COMMAND_MIN_BYTES, "emitter command count");
     if (!storage_reserve((void **)&s->emitter_commands, &s->emitter_capacity, n,
                          sizeof(eddy_emitter_command)))
         return EDDY_ERROR_OUT_OF_MEMORY;
     for (uint32_t k = 0; k < n && wire_ok(r); ++k)
         get_emitter_command(r, &s->emitter_commands[k], k);
     s->input.emitter_command_count = (int)n;
-    uint32_t m = wire_get_count(r, INPUT_MAX_COMMANDS, COMMAND_MIN_BYTES, "body command count");
+    uint32_t m = eddy_wire_get_count(r, INPUT_MAX_COMMANDS, COMMAND_MIN_BYTES, "body command count");
     if (!storage_reserve((void **)&s->body_commands, &s->body_capacity, m,
                          sizeof(eddy_body_command)))
         return EDDY_ERROR_OUT_OF_MEMORY;
@@ -718,21 +718,21 @@ static eddy_status get_commands(wire_reader *r, eddy_input_storage *s) {
 eddy_status eddy_input_decode(const void *data, size_t size, eddy_input_storage *storage,
                               const eddy_input **input, char *message, size_t message_size) {
     wire_reader r;
-    wire_reader_init(&r, data, size, "input", message, message_size);
+    eddy_wire_reader_init(&r, data, size, "input", message, message_size);
     if (input) *input = NULL;
     if (!storage || !input || (!data && size > 0)) {
-        wire_fail(&r, EDDY_ERROR_INVALID_ARGUMENT, "storage, input or data is NULL");
+        eddy_wire_fail(&r, EDDY_ERROR_INVALID_ARGUMENT, "storage, input or data is NULL");
         return r.status;
     }
     memset(&storage->input, 0, sizeof storage->input);
     get_input_header(&r, &storage->input);
     eddy_status s = wire_ok(&r) ? get_commands(&r, storage) : EDDY_OK;
     if (s != EDDY_OK) {
-        wire_fail(&r, s, "out of memory for the commands");
+        eddy_wire_fail(&r, s, "out of memory for the commands");
         return r.status;
     }
     if (wire_ok(&r) && wire_remaining(&r) != 0)
-        wire_fail(&r, EDDY_ERROR_CORRUPT, "%zu unexpected bytes after the last command",
+        eddy_wire_fail(&r, EDDY_ERROR_CORRUPT, "%zu unexpected bytes after the last command",
                   wire_remaining(&r));
     if (!wire_ok(&r)) {
         memset(&storage->input, 0, sizeof storage->input);

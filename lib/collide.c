@@ -104,11 +104,11 @@ static contact polytope_contact(const pose *b, vec3 x, const vec3 *velocity) {
     dist = EDDY_FLT_MAX;
     if (velocity) {
         const vec3 vq = m3_tmul_v(&b->r, v3_sub(*velocity, b->v));
-        dist = polytope_collision_distance(b->shape, q, vq, &plane);
+        dist = eddy_polytope_collision_distance(b->shape, q, vq, &plane);
     }
     /* Outside a solid (or no velocity given): the nearest face, so a
      * particle within its radius of a face collides before it penetrates. */
-    if (!(dist < EDDY_FLT_MAX)) dist = polytope_contact_distance(b->shape, q, &plane);
+    if (!(dist < EDDY_FLT_MAX)) dist = eddy_polytope_contact_distance(b->shape, q, &plane);
     contact k;
     k.dist = dist;
     if (!(dist < EDDY_FLT_MAX)) {
@@ -117,7 +117,7 @@ static contact polytope_contact(const pose *b, vec3 x, const vec3 *velocity) {
         return k;
     }
     vec3 nb;
-    const vec3 cb = polytope_contact_point(b->shape, q, plane, dist, &nb);
+    const vec3 cb = eddy_polytope_contact_point(b->shape, q, plane, dist, &nb);
     k.c = v3_add(b->x, m3_mul_v(&b->r, cb));
     k.n = m3_mul_v(&b->r, nb);
     return k;
@@ -250,26 +250,26 @@ static void combine_impulse(void *dst, const void *src) {
 static bool collide_all(eddy_world *w, particle_array *a, chunk_fn *fn) {
     const int n = chunk_count(a->count, COLLIDE_CHUNK);
     if (n == 0 || w->body_count == 0) return true;
-    impulse *partials = partials_reserve(w, (size_t)n * sizeof *partials);
+    impulse *partials = eddy_partials_reserve(w, (size_t)n * sizeof *partials);
     if (!partials) return false;
     for (int s = 0; s < w->body_count; ++s) {
         body *b = &w->bodies[s];
         if (!b->alive) continue;
         const pose p = pose_of(b);
         collide_job job = {w, &p, partials};
-        parallel_for(&w->tasks, a->count, COLLIDE_CHUNK, fn, &job);
-        reduce_tree(&w->tasks, partials, n, sizeof *partials, combine_impulse);
+        eddy_parallel_for(&w->tasks, a->count, COLLIDE_CHUNK, fn, &job);
+        eddy_reduce_tree(&w->tasks, partials, n, sizeof *partials, combine_impulse);
         const impulse *t = &partials[0];
-        body_receive(b, (vec3){(float)t->linear[0], (float)t->linear[1], (float)t->linear[2]},
+        eddy_body_receive(b, (vec3){(float)t->linear[0], (float)t->linear[1], (float)t->linear[2]},
                      (vec3){(float)t->angular[0], (float)t->angular[1], (float)t->angular[2]},
                      (float)t->heat);
     }
     return true;
 }
 
-bool phase_collide_tracers(eddy_world *w) { return collide_all(w, &w->tracers, tracer_chunk); }
+bool eddy_phase_collide_tracers(eddy_world *w) { return collide_all(w, &w->tracers, tracer_chunk); }
 
-bool phase_collide_vortons(eddy_world *w) {
+bool eddy_phase_collide_vortons(eddy_world *w) {
     particle_array *a = &w->vortons;
     if (a->count > 0) {
         memset(a->hx, 0, (size_t)a->count * sizeof(float));
@@ -295,14 +295,14 @@ static bool embedded(const particle_array *a, int i, void *context) {
 
 /* Particles inside a newly created body (or outside a new container) are
  * removed, stably, before the body's first step. */
-void phase_remove_embedded(eddy_world *w) {
+void eddy_phase_remove_embedded(eddy_world *w) {
     for (int s = 0; s < w->body_count; ++s) {
         body *b = &w->bodies[s];
         if (!b->alive || !b->check_embedded) continue;
         const pose p = pose_of(b);
         embed_ctx ev = {&p, w->def.vorton_radius}, et = {&p, w->def.tracer_radius};
-        particles_remove_if(&w->vortons, embedded, &ev);
-        particles_remove_if(&w->tracers, embedded, &et);
+        eddy_particles_remove_if(&w->vortons, embedded, &ev);
+        eddy_particles_remove_if(&w->tracers, embedded, &et);
         b->check_embedded = false;
     }
 }

@@ -50,12 +50,12 @@ typedef struct particle_array {
     float *hx, *hy, *hz;
 } particle_array;
 
-bool particles_reserve(particle_array *a, int capacity);
-void particles_free(particle_array *a);
+bool eddy_particles_reserve(particle_array *a, int capacity);
+void eddy_particles_free(particle_array *a);
 /* Append one particle; caller ensured capacity. */
-void particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth);
+void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth);
 /* Stable removal (survivors keep their order). */
-void particles_remove_if(particle_array *a, bool (*remove)(const particle_array *, int, void *),
+void eddy_particles_remove_if(particle_array *a, bool (*remove)(const particle_array *, int, void *),
                          void *context);
 
 /* ---------------------------------------------------------------- grids */
@@ -80,9 +80,9 @@ static inline int grid_cell_count(const grid_shape *g) {
 
 /* Size a grid over [lo, hi] with about target_cells cells (power of two per
  * axis, fewer than 8*target_cells), without libm (grid.c). */
-void grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells);
+void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells);
 /* Parent layer: cell counts halved (min 1), same min/extent. */
-void grid_decimate(grid_shape *parent, const grid_shape *child);
+void eddy_grid_decimate(grid_shape *parent, const grid_shape *child);
 /* Continuous cell coordinate along axis a, clamped to [0, cells]; index and
  * fraction within the cell. Clamping makes out-of-grid queries take the
  * boundary value instead of reading outside the arrays; NaN maps to 0.
@@ -149,7 +149,7 @@ static inline float grid_interp_float(const grid_shape *g, const float *field, f
 
 /* Finite-difference stencil along axis at point index i: derivative =
  * (f[hi] - f[lo]) * scale; centred inside, one-sided on the faces. */
-void grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi, float *scale);
+void eddy_grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi, float *scale);
 
 /* ---------------------------------------------------------------- tree */
 enum { TREE_MAX_LEVELS = 16 };
@@ -208,7 +208,7 @@ typedef struct body {
     float volume;
     float circumradius;        /* broad phase, solids */
     float inradius;            /* broad phase, holes */
-    /* derived from def.shape (not state; rebuilt by body_rebuild_derived) */
+    /* derived from def.shape (not state; rebuilt by eddy_body_rebuild_derived) */
     eddy_vec3 *vertices;       /* body frame, polytopes only */
     int vertex_count;
 } body;
@@ -235,7 +235,7 @@ typedef void chunk_fn(int chunk, int begin, int end, void *context);
 
 /* Run fn over [0, count) in chunks of chunk_size (a constant of the phase),
  * on the task system. Every chunk runs with the canonical FP mode. */
-void parallel_for(task_system *ts, int count, int chunk_size, chunk_fn *fn, void *context);
+void eddy_parallel_for(task_system *ts, int count, int chunk_size, chunk_fn *fn, void *context);
 
 static inline int chunk_count(int count, int chunk_size) {
     return count <= 0 ? 0 : (count + chunk_size - 1) / chunk_size;
@@ -245,13 +245,13 @@ static inline int chunk_count(int count, int chunk_size) {
  * (stride 1, 2, 4, ...): combine(dst, src) folds src into dst. The tree is the
  * same for every worker count; the result lands in partials[0]. */
 typedef void combine_fn(void *dst, const void *src);
-void reduce_tree(task_system *ts, void *partials, int n, size_t elem_size, combine_fn *combine);
+void eddy_reduce_tree(task_system *ts, void *partials, int n, size_t elem_size, combine_fn *combine);
 
 /* FP environment (fpenv.c). */
-uint32_t fpenv_canonical(bool flush_denormals);
-uint32_t fpenv_get(void);
-void fpenv_set(uint32_t mode);
-bool fpenv_is(uint32_t mode);
+uint32_t eddy_fpenv_canonical(bool flush_denormals);
+uint32_t eddy_fpenv_get(void);
+void eddy_fpenv_set(uint32_t mode);
+bool eddy_fpenv_is(uint32_t mode);
 
 /* ---------------------------------------------------------------- world */
 typedef struct eddy_world {
@@ -309,43 +309,43 @@ typedef struct eddy_world {
 } eddy_world;
 
 /* Step phases (one file each). */
-void phase_kill_by_age(eddy_world *w, particle_array *a, int max_age);
-bool phase_emit(eddy_world *w);                /* false: out of memory */
-void phase_advect_tracers(eddy_world *w, float dt);
-bool phase_build_grid(eddy_world *w);          /* bounds, grid, partition, tree */
-void phase_velocity_grid(eddy_world *w);
-void phase_stretch(eddy_world *w, float dt);
-void phase_density(eddy_world *w, float dt);
-void phase_diffuse(eddy_world *w, float dt);
-void phase_advect_vortons(eddy_world *w, float dt);
-void phase_diagnostics(eddy_world *w);
+void eddy_phase_kill_by_age(eddy_world *w, particle_array *a, int max_age);
+bool eddy_phase_emit(eddy_world *w);                /* false: out of memory */
+void eddy_phase_advect_tracers(eddy_world *w, float dt);
+bool eddy_phase_build_grid(eddy_world *w);          /* bounds, grid, partition, tree */
+void eddy_phase_velocity_grid(eddy_world *w);
+void eddy_phase_stretch(eddy_world *w, float dt);
+void eddy_phase_density(eddy_world *w, float dt);
+void eddy_phase_diffuse(eddy_world *w, float dt);
+void eddy_phase_advect_vortons(eddy_world *w, float dt);
+void eddy_phase_diagnostics(eddy_world *w);
 /* Bodies (bodies.c, collide.c, buoyancy.c). */
-void phase_remove_embedded(eddy_world *w);
-bool phase_collide_tracers(eddy_world *w);   /* false: out of memory */
-bool phase_collide_vortons(eddy_world *w);
-void phase_poison_density_gradient(eddy_world *w);
-void phase_body_forces(eddy_world *w);
-void phase_integrate_bodies(eddy_world *w, float dt);
-eddy_status bodies_validate_commands(eddy_world *w, const eddy_input *in);
-bool bodies_apply_commands(eddy_world *w, const eddy_input *in);  /* false: out of memory */
-bool body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out); /* def validated */
-eddy_status body_def_check(eddy_world *w, const eddy_body_def *def);
-void bodies_free(eddy_world *w);
-void bodies_end_step(eddy_world *w); /* clears input forces */
-void body_receive(body *b, vec3 linear, vec3 angular, float heat);
+void eddy_phase_remove_embedded(eddy_world *w);
+bool eddy_phase_collide_tracers(eddy_world *w);   /* false: out of memory */
+bool eddy_phase_collide_vortons(eddy_world *w);
+void eddy_phase_poison_density_gradient(eddy_world *w);
+void eddy_phase_body_forces(eddy_world *w);
+void eddy_phase_integrate_bodies(eddy_world *w, float dt);
+eddy_status eddy_bodies_validate_commands(eddy_world *w, const eddy_input *in);
+bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in);  /* false: out of memory */
+bool eddy_body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out); /* def validated */
+eddy_status eddy_body_def_check(eddy_world *w, const eddy_body_def *def);
+void eddy_bodies_free(eddy_world *w);
+void eddy_bodies_end_step(eddy_world *w); /* clears input forces */
+void eddy_body_receive(body *b, vec3 linear, vec3 angular, float heat);
 /* Recompute what is derived from the def and the orientation (rotation,
  * world inverse inertia, vertex cache); false: out of memory. */
-bool body_rebuild_derived(body *b);
+bool eddy_body_rebuild_derived(body *b);
 
 /* Influence tree (tree.c) and partition (partition.c). */
-bool tree_build(influence_tree *t, task_system *ts, const grid_shape *template_grid,
+bool eddy_tree_build(influence_tree *t, task_system *ts, const grid_shape *template_grid,
                 const particle_array *v, const partition *part);
-void tree_free(influence_tree *t);
-bool partition_build(partition *part, const grid_shape *g, const particle_array *v);
-void partition_free(partition *part);
+void eddy_tree_free(influence_tree *t);
+bool eddy_partition_build(partition *part, const grid_shape *g, const particle_array *v);
+void eddy_partition_free(partition *part);
 /* Bounding box of vortons and tracers by chunk + fixed reduction tree (bounds.c).
  * Returns false when there are no particles. */
-bool particles_bounds(eddy_world *w, float lo[3], float hi[3]);
+bool eddy_particles_bounds(eddy_world *w, float lo[3], float hi[3]);
 
 /* The vorton velocity kernel (design note in kernel.c): velocity induced at
  * q by a vorton or supervorton at p with vorticity w and core radius a
@@ -370,18 +370,18 @@ static inline void kernel_accumulate(vec3 *u, float qx, float qy, float qz, floa
 }
 
 /* Treecode velocity at q (tree.c). */
-vec3 tree_velocity_at(const influence_tree *t, float qx, float qy, float qz, float a, float c);
+vec3 eddy_tree_velocity_at(const influence_tree *t, float qx, float qy, float qz, float a, float c);
 /* Direct summation at q over all vortons. */
-vec3 direct_velocity_at(const particle_array *v, float qx, float qy, float qz, float a);
+vec3 eddy_direct_velocity_at(const particle_array *v, float qx, float qy, float qz, float a);
 
 /* Grow helpers. */
-bool grid_arrays_reserve(eddy_world *w, int points);
-void *partials_reserve(eddy_world *w, size_t bytes);
+bool eddy_grid_arrays_reserve(eddy_world *w, int points);
+void *eddy_partials_reserve(eddy_world *w, size_t bytes);
 
 /* Hash (hash.c). */
-void world_hash_compute(eddy_world *w);
+void eddy_world_hash_compute(eddy_world *w);
 
-void world_set_error(eddy_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void eddy_world_set_error(eddy_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 double eddy_now_ms(void); /* timing only, never in state */
 
 #endif

@@ -75,7 +75,7 @@ static void gradient_chunk(int chunk, int begin, int end, void *context) {
         for (int a = 0; a < 3; ++a) {
             int lo, hi;
             float s;
-            grid_diff_stencil(g, a, idx[a], &lo, &hi, &s);
+            eddy_grid_diff_stencil(g, a, idx[a], &lo, &hi, &s);
             d[a] = (w->density[p + (hi - idx[a]) * stride[a]] -
                     w->density[p + (lo - idx[a]) * stride[a]]) * s;
         }
@@ -101,7 +101,7 @@ static void baroclinic_chunk(int chunk, int begin, int end, void *context) {
     }
 }
 
-void phase_density(eddy_world *w, float dt) {
+void eddy_phase_density(eddy_world *w, float dt) {
     if (!w->grid_valid) return;
     const grid_shape *g = &w->grid;
     float cell_volume = 1.0f;
@@ -113,12 +113,12 @@ void phase_density(eddy_world *w, float dt) {
     const float d = 2.0f * w->def.vorton_radius;
     density_job dj = {w, d * d * d / cell_volume};
     const int points = grid_point_count(g);
-    parallel_for(&w->tasks, points, DENSITY_CHUNK, density_chunk, &dj);
-    parallel_for(&w->tasks, points, DENSITY_CHUNK, gradient_chunk, &dj);
-    phase_poison_density_gradient(w);
+    eddy_parallel_for(&w->tasks, points, DENSITY_CHUNK, density_chunk, &dj);
+    eddy_parallel_for(&w->tasks, points, DENSITY_CHUNK, gradient_chunk, &dj);
+    eddy_phase_poison_density_gradient(w);
     const eddy_vec3 gv = w->gravity;
     if (gv.x == 0.0f && gv.y == 0.0f && gv.z == 0.0f) return;
     const float k = dt / w->def.ambient_density;
     baroclinic_job bj = {w, {gv.x * k, gv.y * k, gv.z * k}};
-    parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, baroclinic_chunk, &bj);
+    eddy_parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, baroclinic_chunk, &bj);
 }

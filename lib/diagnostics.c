@@ -51,11 +51,11 @@ static void combine_diag(void *dst, const void *src) {
     a->mass_deviation += b->mass_deviation;
 }
 
-void phase_diagnostics(eddy_world *w) {
+void eddy_phase_diagnostics(eddy_world *w) {
     const int n = chunk_count(w->vortons.count, DIAGNOSTICS_CHUNK);
     memset(&w->diagnostics, 0, sizeof w->diagnostics);
     if (n == 0) return;
-    eddy_diagnostics *partials = partials_reserve(w, (size_t)n * sizeof *partials);
+    eddy_diagnostics *partials = eddy_partials_reserve(w, (size_t)n * sizeof *partials);
     const double r = (double)w->def.vorton_radius;
     diag_job job = {&w->vortons, partials, 4.0 / 3.0 * 3.14159265358979323846 * r * r * r};
     if (!partials) {
@@ -63,7 +63,7 @@ void phase_diagnostics(eddy_world *w) {
         diag_chunk(0, 0, w->vortons.count, &job);
         return;
     }
-    parallel_for(&w->tasks, w->vortons.count, DIAGNOSTICS_CHUNK, diag_chunk, &job);
-    reduce_tree(&w->tasks, partials, n, sizeof *partials, combine_diag);
+    eddy_parallel_for(&w->tasks, w->vortons.count, DIAGNOSTICS_CHUNK, diag_chunk, &job);
+    eddy_reduce_tree(&w->tasks, partials, n, sizeof *partials, combine_diag);
     w->diagnostics = partials[0];
 }

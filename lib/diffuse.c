@@ -63,14 +63,14 @@ static void pse_chunk(int chunk, int begin, int end, void *context) {
     }
 }
 
-void phase_diffuse(eddy_world *w, float dt) {
+void eddy_phase_diffuse(eddy_world *w, float dt) {
     if (!w->grid_valid || w->vortons.count == 0) return;
     const eddy_world_def *d = &w->def;
     const float s = 8.0f * d->vorton_radius;
     pse_job job = {w, 1.0f / (s * s), 2.0f * d->viscosity * dt, 2.0f * d->density_diffusivity * dt,
                    1.0f - d->vorticity_dissipation * dt, 1.0f - d->density_relaxation * dt};
     particle_array *v = &w->vortons;
-    parallel_for(&w->tasks, v->count, PSE_CHUNK, pse_chunk, &job);
+    eddy_parallel_for(&w->tasks, v->count, PSE_CHUNK, pse_chunk, &job);
     const size_t bytes = (size_t)v->count * sizeof(float);
     memcpy(v->wx, w->scratch[0], bytes);
     memcpy(v->wy, w->scratch[1], bytes);

@@ -36,20 +36,20 @@ static bool emit_group(eddy_world *w, bool vortons, float dt) {
         }
         if (vortons) em->pending_vortons = 0; else em->pending_tracers = 0;
         if (n == 0) continue;
-        if (!particles_reserve(a, a->count + n)) return false;
+        if (!eddy_particles_reserve(a, a->count + n)) return false;
         const eddy_emitter_def *d = &em->def;
         const vec3 v = {d->velocity.x, d->velocity.y, d->velocity.z};
         for (int k = 0; k < n; ++k) {
             vec3 p = jitter(w, d->position, d->position_spread);
             vec3 om = {0.0f, 0.0f, 0.0f};
             if (vortons) om = jitter(w, d->vorticity, d->vorticity_spread);
-            particles_push(a, p, v, om, d->density_deviation, birth);
+            eddy_particles_push(a, p, v, om, d->density_deviation, birth);
         }
     }
     return true;
 }
 
-bool phase_emit(eddy_world *w) {
+bool eddy_phase_emit(eddy_world *w) {
     const float dt = w->def.dt / (float)w->def.substeps;
     return emit_group(w, false, dt) && emit_group(w, true, dt);
 }

@@ -4,8 +4,8 @@
  * The "mode" is the architecture's FP control word as a uint32_t:
  * - x86-64: MXCSR. Canonical = round to nearest, all six exceptions masked
  *   (0x1F80), plus FTZ (bit 15) and DAZ (bit 6) when denormals are flushed.
- *   Bits 0-5 are sticky exception flags: fpenv_is ignores them, fpenv_get and
- *   fpenv_set carry them (so a restore also restores the caller's flags).
+ *   Bits 0-5 are sticky exception flags: eddy_fpenv_is ignores them, eddy_fpenv_get and
+ *   eddy_fpenv_set carry them (so a restore also restores the caller's flags).
  * - aarch64: FPCR. Canonical = RMode 0 (round to nearest), no trap enables, no
  *   alternative half precision / default-NaN / FEAT_AFP bits, plus FZ (bit 24)
  *   when denormals are flushed. FZ flushes denormal inputs and outputs to zero,
@@ -31,7 +31,7 @@ enum {
     MXCSR_CONTROL = 0xFFC0u,     /* DAZ, masks, rounding, FTZ */
 };
 
-uint32_t fpenv_canonical(bool flush_denormals) {
+uint32_t eddy_fpenv_canonical(bool flush_denormals) {
     uint32_t mode = MXCSR_MASK_ALL;
     if (flush_denormals) {
         mode |= MXCSR_FTZ | MXCSR_DAZ;
@@ -39,12 +39,12 @@ uint32_t fpenv_canonical(bool flush_denormals) {
     return mode;
 }
 
-uint32_t fpenv_get(void) { return (uint32_t)_mm_getcsr(); }
+uint32_t eddy_fpenv_get(void) { return (uint32_t)_mm_getcsr(); }
 
-void fpenv_set(uint32_t mode) { _mm_setcsr((unsigned int)mode); }
+void eddy_fpenv_set(uint32_t mode) { _mm_setcsr((unsigned int)mode); }
 
-bool fpenv_is(uint32_t mode) {
-    return ((fpenv_get() ^ mode) & MXCSR_CONTROL) == 0;
+bool eddy_fpenv_is(uint32_t mode) {
+    return ((eddy_fpenv_get() ^ mode) & MXCSR_CONTROL) == 0;
 }
 
 #elif defined(__aarch64__)
@@ -63,16 +63,16 @@ static inline void fpcr_write(uint64_t value) {
     __asm__ __volatile__("msr fpcr, %0" : : "r"(value) : "memory");
 }
 
-uint32_t fpenv_canonical(bool flush_denormals) {
+uint32_t eddy_fpenv_canonical(bool flush_denormals) {
     /* RMode 0 (nearest), traps IOE/DZE/OFE/UFE/IXE/IDE off, DN/AHP/FZ16 off. */
     return flush_denormals ? FPCR_FZ : 0u;
 }
 
-uint32_t fpenv_get(void) { return (uint32_t)fpcr_read(); }
+uint32_t eddy_fpenv_get(void) { return (uint32_t)fpcr_read(); }
 
-void fpenv_set(uint32_t mode) { fpcr_write(mode); }
+void eddy_fpenv_set(uint32_t mode) { fpcr_write(mode); }
 
-bool fpenv_is(uint32_t mode) { return fpenv_get() == mode; }
+bool eddy_fpenv_is(uint32_t mode) { return eddy_fpenv_get() == mode; }
 
 #else
 #error "eddy: fpenv.c supports x86-64 (MXCSR) and aarch64 (FPCR) only"

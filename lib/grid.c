@@ -1,6 +1,6 @@
 /* Uniform grids: sizing without libm, cell lookup, trilinear interpolation.
  *
- * grid_define follows the original demo's DefineShape (cells ~ target count,
+ * eddy_grid_define follows the original demo's DefineShape (cells ~ target count,
  * power of two per axis, fewer than 8x target) but takes the target cell edge
  * from eddy_cbrtf instead of powf, so the integer cell counts are the same on
  * every machine (a 1-ulp difference in powf could change the grid). */
@@ -20,7 +20,7 @@ static int cells_along(float extent, float edge) {
     return c < 1 ? 1 : c;
 }
 
-void grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells) {
+void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells) {
     if (target_cells < 1) target_cells = 1;
     float volume = 1.0f;
     int dims = 0;
@@ -53,7 +53,7 @@ void grid_define(grid_shape *g, const float lo[3], const float hi[3], int target
     }
 }
 
-void grid_decimate(grid_shape *parent, const grid_shape *child) {
+void eddy_grid_decimate(grid_shape *parent, const grid_shape *child) {
     for (int a = 0; a < 3; ++a) {
         parent->min[a] = child->min[a];
         parent->extent[a] = child->extent[a];
@@ -66,7 +66,7 @@ void grid_decimate(grid_shape *parent, const grid_shape *child) {
 }
 
 
-void grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi, float *scale) {
+void eddy_grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi, float *scale) {
     const int n = g->points[axis];
     if (i == 0) {
         *lo = 0; *hi = 1; *scale = g->inv_spacing[axis];

@@ -158,7 +158,7 @@ static uint64_t particle_block_hash(const particle_array *a, bool vorton, int bl
     return XXH3_64bits_digest(&state);
 }
 
-/* Up to two particle components hashed in one parallel_for: chunk c is block
+/* Up to two particle components hashed in one eddy_parallel_for: chunk c is block
  * c of the first segment, then block c - blocks[0] of the second. */
 typedef struct block_job {
     const particle_array *arrays[2];
@@ -278,7 +278,7 @@ static uint64_t frame_hash_of(int64_t frame, const uint64_t component[EDDY_COMPO
     return writer_digest(&wr);
 }
 
-/* Vortons and tracers: all blocks of both in one parallel_for into scratch,
+/* Vortons and tracers: all blocks of both in one eddy_parallel_for into scratch,
  * then two serial folds. Returns false (nothing written) without scratch. */
 static bool particle_components_parallel(eddy_world *w, uint64_t component[EDDY_COMPONENT_COUNT]) {
     block_job job = {
@@ -299,7 +299,7 @@ static bool particle_components_parallel(eddy_world *w, uint64_t component[EDDY_
             w->block_cache_capacity = (size_t)total;
         }
         job.out = w->block_cache;
-        parallel_for(&w->tasks, total, 1, block_job_chunk, &job);
+        eddy_parallel_for(&w->tasks, total, 1, block_job_chunk, &job);
     }
     w->block_cache_valid = true;
     component[EDDY_COMPONENT_VORTONS] = component_hash_of_blocks(
@@ -386,9 +386,9 @@ static void store_hash(eddy_world *w, const uint64_t component[EDDY_COMPONENT_CO
 }
 
 /* The no-scratch path on its own; not in core.h. Declared again in
- * tests/test_hash.c, which checks it agrees with world_hash_compute. */
-void hash_compute_without_scratch(eddy_world *w);
-void hash_compute_without_scratch(eddy_world *w) {
+ * tests/test_hash.c, which checks it agrees with eddy_world_hash_compute. */
+void eddy_hash_compute_without_scratch(eddy_world *w);
+void eddy_hash_compute_without_scratch(eddy_world *w) {
     uint64_t component[EDDY_COMPONENT_COUNT];
     w->block_cache_valid = false;
     component[EDDY_COMPONENT_VORTONS] = particle_component_serial(w, EDDY_COMPONENT_VORTONS);
@@ -397,10 +397,10 @@ void hash_compute_without_scratch(eddy_world *w) {
     store_hash(w, component);
 }
 
-void world_hash_compute(eddy_world *w) {
+void eddy_world_hash_compute(eddy_world *w) {
     uint64_t component[EDDY_COMPONENT_COUNT];
     if (!particle_components_parallel(w, component)) {
-        hash_compute_without_scratch(w);
+        eddy_hash_compute_without_scratch(w);
         return;
     }
     other_components(w, component);
@@ -425,7 +425,7 @@ eddy_frame_hash eddy_world_hash(eddy_world *world) {
         eddy_frame_hash none = {0};
         return none;
     }
-    if (!world->hash_valid) world_hash_compute(world);
+    if (!world->hash_valid) eddy_world_hash_compute(world);
     return world->last_hash;
 }
 
@@ -456,7 +456,7 @@ int eddy_world_block_hashes(eddy_world *world, eddy_component component, uint64_
             .blocks = {blocks < capacity ? blocks : capacity, 0},
             .out = out,
         };
-        if (job.blocks[0] > 0) parallel_for(&world->tasks, job.blocks[0], 1, block_job_chunk, &job);
+        if (job.blocks[0] > 0) eddy_parallel_for(&world->tasks, job.blocks[0], 1, block_job_chunk, &job);
         return blocks;
     }
     case EDDY_COMPONENT_BODIES: {

@@ -12,7 +12,7 @@
  * itself is inline in core.h. */
 #include "core.h"
 
-vec3 direct_velocity_at(const particle_array *v, float qx, float qy, float qz, float a) {
+vec3 eddy_direct_velocity_at(const particle_array *v, float qx, float qy, float qz, float a) {
     vec3 u = {0.0f, 0.0f, 0.0f};
     for (int i = 0; i < v->count; ++i)
         kernel_accumulate(&u, qx, qy, qz, v->px[i], v->py[i], v->pz[i], v->wx[i], v->wy[i],

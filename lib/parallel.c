@@ -1,4 +1,4 @@
-/* parallel_for and reduce_tree: how eddy splits work and combines partial
+/* eddy_parallel_for and eddy_reduce_tree: how eddy splits work and combines partial
  * results so that the answer never depends on the worker count.
  *
  * Design note — the invariants:
@@ -71,20 +71,20 @@ static void chunk_task(int start, int end, int worker_index, void *task_context)
         chunks_run(job, start, end);
         return;
     }
-    uint32_t saved = fpenv_get();
-    fpenv_set(job->fp_canonical);
-    EDDY_DEBUG_ASSERT(fpenv_is(job->fp_canonical));
+    uint32_t saved = eddy_fpenv_get();
+    eddy_fpenv_set(job->fp_canonical);
+    EDDY_DEBUG_ASSERT(eddy_fpenv_is(job->fp_canonical));
     chunks_run(job, start, end);
-    fpenv_set(saved);
+    eddy_fpenv_set(saved);
 }
 
 #ifndef NDEBUG
 static bool fp_mode_is_canonical_word(uint32_t mode) {
-    return mode == fpenv_canonical(true) || mode == fpenv_canonical(false);
+    return mode == eddy_fpenv_canonical(true) || mode == eddy_fpenv_canonical(false);
 }
 #endif
 
-void parallel_for(task_system *ts, int count, int chunk_size, chunk_fn *fn, void *context) {
+void eddy_parallel_for(task_system *ts, int count, int chunk_size, chunk_fn *fn, void *context) {
     EDDY_ASSERT(ts != NULL && fn != NULL && chunk_size > 0);
     int chunks = chunk_count(count, chunk_size);
     if (chunks == 0) {
@@ -143,7 +143,7 @@ static void reduce_by_worker_groups(void *partials, int n, size_t elem_size,
     }
 }
 
-void reduce_tree(task_system *ts, void *partials, int n, size_t elem_size, combine_fn *combine) {
+void eddy_reduce_tree(task_system *ts, void *partials, int n, size_t elem_size, combine_fn *combine) {
     EDDY_ASSERT(combine != NULL && (n <= 0 || partials != NULL));
     if (n <= 1) {
         return;

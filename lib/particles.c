@@ -10,7 +10,7 @@ static bool grow_array(void **p, int capacity, size_t elem) {
     return true;
 }
 
-bool particles_reserve(particle_array *a, int capacity) {
+bool eddy_particles_reserve(particle_array *a, int capacity) {
     if (capacity <= a->capacity) return true;
     int cap = a->capacity < 64 ? 64 : a->capacity;
     while (cap < capacity) cap = cap > (1 << 29) ? capacity : cap * 2;
@@ -24,7 +24,7 @@ bool particles_reserve(particle_array *a, int capacity) {
     return true;
 }
 
-void particles_free(particle_array *a) {
+void eddy_particles_free(particle_array *a) {
     free(a->px); free(a->py); free(a->pz);
     free(a->vx); free(a->vy); free(a->vz);
     free(a->wx); free(a->wy); free(a->wz);
@@ -35,7 +35,7 @@ void particles_free(particle_array *a) {
     a->has_vorticity = hv;
 }
 
-void particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth) {
+void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth) {
     int i = a->count++;
     a->px[i] = p.x; a->py[i] = p.y; a->pz[i] = p.z;
     a->vx[i] = v.x; a->vy[i] = v.y; a->vz[i] = v.z;
@@ -59,7 +59,7 @@ static void copy_particle(particle_array *a, int dst, int src) {
 }
 
 /* Stable removal of the particles for which remove(i) is true. */
-void particles_remove_if(particle_array *a, bool (*remove)(const particle_array *, int, void *),
+void eddy_particles_remove_if(particle_array *a, bool (*remove)(const particle_array *, int, void *),
                          void *context) {
     int dst = 0;
     for (int src = 0; src < a->count; ++src) {
@@ -73,7 +73,7 @@ void particles_remove_if(particle_array *a, bool (*remove)(const particle_array 
 /* Stable removal of particles older than max_age (frame - birth > max_age):
  * survivors keep their relative order (D8), so the state after a kill does
  * not depend on how the array was traversed. */
-void phase_kill_by_age(eddy_world *w, particle_array *a, int max_age) {
+void eddy_phase_kill_by_age(eddy_world *w, particle_array *a, int max_age) {
     if (max_age < 0 || a->count == 0) return;
     const int64_t frame = w->frame;
     int n = a->count, dst = 0;

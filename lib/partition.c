@@ -16,7 +16,7 @@ static bool reserve_ints(int **p, int *capacity, int n) {
     return true;
 }
 
-bool partition_build(partition *part, const grid_shape *g, const particle_array *v) {
+bool eddy_partition_build(partition *part, const grid_shape *g, const particle_array *v) {
     const int cells = grid_cell_count(g);
     if (!reserve_ints(&part->cell_start, &part->cell_capacity, cells + 1)) return false;
     if (!reserve_ints(&part->sorted_index,
@@ -44,7 +44,7 @@ bool partition_build(partition *part, const grid_shape *g, const particle_array 
     return true;
 }
 
-void partition_free(partition *part) {
+void eddy_partition_free(partition *part) {
     free(part->cell_start);
     free(part->sorted_index);
     memset(part, 0, sizeof *part);

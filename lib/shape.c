@@ -85,12 +85,12 @@ static void clear_message(char *message, size_t size) {
 
 /* ---------------------------------------------------------------- FP mode */
 static uint32_t fp_enter(void) {
-    const uint32_t saved = fpenv_get();
-    fpenv_set(fpenv_canonical(false));
+    const uint32_t saved = eddy_fpenv_get();
+    eddy_fpenv_set(eddy_fpenv_canonical(false));
     return saved;
 }
 
-static void fp_leave(uint32_t saved) { fpenv_set(saved); }
+static void fp_leave(uint32_t saved) { eddy_fpenv_set(saved); }
 
 /* ---------------------------------------------------------------- builders */
 static void shape_clear(eddy_shape *s, eddy_shape_type type) {
@@ -756,12 +756,12 @@ static float max_plane_distance(const eddy_shape *s, vec3 q, int *plane) {
     return best;
 }
 
-float polytope_contact_distance(const eddy_shape *s, vec3 q, int *plane) {
+float eddy_polytope_contact_distance(const eddy_shape *s, vec3 q, int *plane) {
     EDDY_DEBUG_ASSERT(s->plane_count > 0 && s->plane_count <= EDDY_MAX_PLANES);
     return max_plane_distance(s, q, plane) * shape_parity(s);
 }
 
-vec3 polytope_contact_point(const eddy_shape *s, vec3 q, int plane, float distance,
+vec3 eddy_polytope_contact_point(const eddy_shape *s, vec3 q, int plane, float distance,
                             vec3 *normal) {
     (void)distance; /* the projection is recomputed: exact for every distance query */
     EDDY_DEBUG_ASSERT(plane >= 0 && plane < s->plane_count);
@@ -772,7 +772,7 @@ vec3 polytope_contact_point(const eddy_shape *s, vec3 q, int plane, float distan
     return v3_sub(q, v3_scale(n, d));
 }
 
-float polytope_collision_distance(const eddy_shape *s, vec3 q, vec3 v, int *plane) {
+float eddy_polytope_collision_distance(const eddy_shape *s, vec3 q, vec3 v, int *plane) {
     EDDY_DEBUG_ASSERT(s->plane_count > 0 && s->plane_count <= EDDY_MAX_PLANES);
     const float parity = shape_parity(s);
     int contact_plane;
@@ -814,7 +814,7 @@ static float sphere_distance_solid(const eddy_shape *s, vec3 q, float r, int *pl
     return best;
 }
 
-float polytope_contact_distance_sphere(const eddy_shape *s, vec3 q, float r, int *plane) {
+float eddy_polytope_contact_distance_sphere(const eddy_shape *s, vec3 q, float r, int *plane) {
     EDDY_DEBUG_ASSERT(s->plane_count > 0 && s->plane_count <= EDDY_MAX_PLANES);
     if (!s->hole) return sphere_distance_solid(s, q, r, plane);
     return -(max_plane_distance(s, q, plane) + r);

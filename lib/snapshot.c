@@ -36,7 +36,7 @@ enum {
     SNAP_HEADER_BYTES = 32,     /* magic, version, hash spec, def digest, body length */
     SNAP_MAX_PARTICLES = INT32_MAX / 2,
     SNAP_MAX_SLOTS = 1 << 20,   /* emitter and body slots */
-    SNAP_MAX_CELLS = 1 << 20,   /* per axis, as grid_define */
+    SNAP_MAX_CELLS = 1 << 20,   /* per axis, as eddy_grid_define */
     SNAP_MAX_POINTS = 1 << 26,  /* grid points in total */
 };
 
@@ -49,32 +49,32 @@ enum { SEC_GLOBALS, SEC_VORTONS, SEC_TRACERS, SEC_EMITTERS, SEC_BODIES, SEC_GRID
 
 /* ================================================================ writing */
 static size_t section_begin(wire_writer *w, int section) {
-    wire_put_u32(w, k_sections[section]);
+    eddy_wire_put_u32(w, k_sections[section]);
     size_t at = w->out->size;
-    wire_put_u64(w, 0); /* length, patched by section_end */
+    eddy_wire_put_u64(w, 0); /* length, patched by section_end */
     return at;
 }
 
 static void section_end(wire_writer *w, size_t at) {
-    if (!w->failed) wire_patch_u64(w, at, (uint64_t)(w->out->size - at - 8));
+    if (!w->failed) eddy_wire_patch_u64(w, at, (uint64_t)(w->out->size - at - 8));
 }
 
 static void put_diagnostics(wire_writer *w, const eddy_diagnostics *d) {
-    for (int i = 0; i < 3; ++i) wire_put_f64(w, d->total_vorticity[i]);
-    for (int i = 0; i < 3; ++i) wire_put_f64(w, d->linear_impulse[i]);
-    for (int i = 0; i < 3; ++i) wire_put_f64(w, d->angular_impulse[i]);
-    wire_put_f64(w, d->enstrophy);
-    wire_put_f64(w, d->mass_deviation);
+    for (int i = 0; i < 3; ++i) eddy_wire_put_f64(w, d->total_vorticity[i]);
+    for (int i = 0; i < 3; ++i) eddy_wire_put_f64(w, d->linear_impulse[i]);
+    for (int i = 0; i < 3; ++i) eddy_wire_put_f64(w, d->angular_impulse[i]);
+    eddy_wire_put_f64(w, d->enstrophy);
+    eddy_wire_put_f64(w, d->mass_deviation);
 }
 
 static void put_globals(wire_writer *w, const eddy_world *world) {
     size_t at = section_begin(w, SEC_GLOBALS);
-    wire_put_i64(w, world->frame);
-    wire_put_bool(w, world->stepped);
-    wire_put_u64(w, world->rng.state);
-    wire_put_u64(w, world->rng.inc);
-    wire_put_vec3(w, world->gravity);
-    wire_put_vec3(w, world->wind);
+    eddy_wire_put_i64(w, world->frame);
+    eddy_wire_put_bool(w, world->stepped);
+    eddy_wire_put_u64(w, world->rng.state);
+    eddy_wire_put_u64(w, world->rng.inc);
+    eddy_wire_put_vec3(w, world->gravity);
+    eddy_wire_put_vec3(w, world->wind);
     put_diagnostics(w, &world->diagnostics);
     section_end(w, at);
 }
@@ -83,48 +83,48 @@ static void put_globals(wire_writer *w, const eddy_world *world) {
 static void put_particles(wire_writer *w, const particle_array *a, int section) {
     size_t at = section_begin(w, section);
     const size_t n = (size_t)a->count;
-    wire_put_u32(w, (uint32_t)a->count);
+    eddy_wire_put_u32(w, (uint32_t)a->count);
     const float *pv[6] = {a->px, a->py, a->pz, a->vx, a->vy, a->vz};
-    for (int f = 0; f < 6; ++f) wire_put_words32(w, pv[f], n);
+    for (int f = 0; f < 6; ++f) eddy_wire_put_words32(w, pv[f], n);
     if (a->has_vorticity) {
-        wire_put_words32(w, a->wx, n);
-        wire_put_words32(w, a->wy, n);
-        wire_put_words32(w, a->wz, n);
+        eddy_wire_put_words32(w, a->wx, n);
+        eddy_wire_put_words32(w, a->wy, n);
+        eddy_wire_put_words32(w, a->wz, n);
     }
-    wire_put_words32(w, a->drho, n);
-    wire_put_words32(w, a->birth, n);
+    eddy_wire_put_words32(w, a->drho, n);
+    eddy_wire_put_words32(w, a->birth, n);
     if (a->has_vorticity) {
-        wire_put_words32(w, a->hx, n);
-        wire_put_words32(w, a->hy, n);
-        wire_put_words32(w, a->hz, n);
+        eddy_wire_put_words32(w, a->hx, n);
+        eddy_wire_put_words32(w, a->hy, n);
+        eddy_wire_put_words32(w, a->hz, n);
     }
     section_end(w, at);
 }
 
 static void put_emitters(wire_writer *w, const eddy_world *world) {
     size_t at = section_begin(w, SEC_EMITTERS);
-    wire_put_u32(w, (uint32_t)world->emitter_count);
+    eddy_wire_put_u32(w, (uint32_t)world->emitter_count);
     for (int i = 0; i < world->emitter_count; ++i) {
         const emitter *e = &world->emitters[i];
-        wire_put_bool(w, e->alive);
-        wire_put_u16(w, e->generation);
+        eddy_wire_put_bool(w, e->alive);
+        eddy_wire_put_u16(w, e->generation);
         if (!e->alive) continue;
-        codec_put_emitter_def(w, &e->def);
-        wire_put_f32(w, e->vorton_remainder);
-        wire_put_f32(w, e->tracer_remainder);
-        wire_put_i32(w, e->pending_vortons);
-        wire_put_i32(w, e->pending_tracers);
+        eddy_codec_put_emitter_def(w, &e->def);
+        eddy_wire_put_f32(w, e->vorton_remainder);
+        eddy_wire_put_f32(w, e->tracer_remainder);
+        eddy_wire_put_i32(w, e->pending_vortons);
+        eddy_wire_put_i32(w, e->pending_tracers);
     }
     section_end(w, at);
 }
 
 static void put_floats(wire_writer *w, const float *v, int n) {
-    for (int i = 0; i < n; ++i) wire_put_f32(w, v[i]);
+    for (int i = 0; i < n; ++i) eddy_wire_put_f32(w, v[i]);
 }
 
 static void put_body(wire_writer *w, const body *b) {
-    codec_put_body_def(w, &b->def);
-    wire_put_bool(w, b->check_embedded);
+    eddy_codec_put_body_def(w, &b->def);
+    eddy_wire_put_bool(w, b->check_embedded);
     put_floats(w, b->position, 3);
     put_floats(w, b->orientation, 4);
     put_floats(w, &b->rotation[0][0], 9);
@@ -136,22 +136,22 @@ static void put_body(wire_writer *w, const body *b) {
     put_floats(w, b->torque, 3);
     put_floats(w, b->input_force, 3);
     put_floats(w, b->input_torque, 3);
-    wire_put_f32(w, b->inv_mass);
+    eddy_wire_put_f32(w, b->inv_mass);
     put_floats(w, &b->inv_inertia_body[0][0], 9);
     put_floats(w, &b->inv_inertia_world[0][0], 9);
-    wire_put_f32(w, b->temperature);
-    wire_put_f32(w, b->volume);
-    wire_put_f32(w, b->circumradius);
-    wire_put_f32(w, b->inradius);
+    eddy_wire_put_f32(w, b->temperature);
+    eddy_wire_put_f32(w, b->volume);
+    eddy_wire_put_f32(w, b->circumradius);
+    eddy_wire_put_f32(w, b->inradius);
 }
 
 static void put_bodies(wire_writer *w, const eddy_world *world) {
     size_t at = section_begin(w, SEC_BODIES);
-    wire_put_u32(w, (uint32_t)world->body_count);
+    eddy_wire_put_u32(w, (uint32_t)world->body_count);
     for (int i = 0; i < world->body_count; ++i) {
         const body *b = &world->bodies[i];
-        wire_put_bool(w, b->alive);
-        wire_put_u16(w, b->generation);
+        eddy_wire_put_bool(w, b->alive);
+        eddy_wire_put_u16(w, b->generation);
         if (b->alive) put_body(w, b);
     }
     section_end(w, at);
@@ -159,17 +159,17 @@ static void put_bodies(wire_writer *w, const eddy_world *world) {
 
 static void put_grid(wire_writer *w, const eddy_world *world) {
     size_t at = section_begin(w, SEC_GRID);
-    wire_put_bool(w, world->grid_valid);
+    eddy_wire_put_bool(w, world->grid_valid);
     if (world->grid_valid) {
         const grid_shape *g = &world->grid;
         put_floats(w, g->min, 3);
         put_floats(w, g->extent, 3);
         put_floats(w, g->spacing, 3);
         put_floats(w, g->inv_spacing, 3);
-        for (int a = 0; a < 3; ++a) wire_put_i32(w, g->cells[a]);
-        for (int a = 0; a < 3; ++a) wire_put_i32(w, g->points[a]);
-        wire_put_f32(w, world->mollify);
-        wire_put_words32(w, world->flow, 4 * (size_t)grid_point_count(g));
+        for (int a = 0; a < 3; ++a) eddy_wire_put_i32(w, g->cells[a]);
+        for (int a = 0; a < 3; ++a) eddy_wire_put_i32(w, g->points[a]);
+        eddy_wire_put_f32(w, world->mollify);
+        eddy_wire_put_words32(w, world->flow, 4 * (size_t)grid_point_count(g));
     }
     section_end(w, at);
 }
@@ -184,17 +184,17 @@ static size_t snapshot_estimate(const eddy_world *world) {
 eddy_status eddy_world_snapshot(const eddy_world *world, eddy_bytes *out) {
     if (!world || !out) return EDDY_ERROR_INVALID_ARGUMENT;
     uint64_t digest;
-    if (!codec_def_digest(&world->def, &digest)) return EDDY_ERROR_OUT_OF_MEMORY;
+    if (!eddy_codec_def_digest(&world->def, &digest)) return EDDY_ERROR_OUT_OF_MEMORY;
     const size_t start = out->size;
     wire_writer w;
-    wire_writer_init(&w, out);
-    wire_reserve(&w, snapshot_estimate(world));
-    wire_put_bytes(&w, snap_magic, sizeof snap_magic);
-    wire_put_u32(&w, EDDY_SNAPSHOT_VERSION);
-    wire_put_u32(&w, EDDY_HASH_SPEC_VERSION);
-    wire_put_u64(&w, digest);
+    eddy_wire_writer_init(&w, out);
+    eddy_wire_reserve(&w, snapshot_estimate(world));
+    eddy_wire_put_bytes(&w, snap_magic, sizeof snap_magic);
+    eddy_wire_put_u32(&w, EDDY_SNAPSHOT_VERSION);
+    eddy_wire_put_u32(&w, EDDY_HASH_SPEC_VERSION);
+    eddy_wire_put_u64(&w, digest);
     const size_t length_at = out->size;
-    wire_put_u64(&w, 0);
+    eddy_wire_put_u64(&w, 0);
     put_globals(&w, world);
     put_particles(&w, &world->vortons, SEC_VORTONS);
     put_particles(&w, &world->tracers, SEC_TRACERS);
@@ -202,11 +202,11 @@ eddy_status eddy_world_snapshot(const eddy_world *world, eddy_bytes *out) {
     put_bodies(&w, world);
     put_grid(&w, world);
     if (!w.failed) {
-        wire_patch_u64(&w, length_at, (uint64_t)(out->size - start - SNAP_HEADER_BYTES));
-        wire_put_u64(&w, wire_xxh3(out->data + start, out->size - start));
+        eddy_wire_patch_u64(&w, length_at, (uint64_t)(out->size - start - SNAP_HEADER_BYTES));
+        eddy_wire_put_u64(&w, eddy_wire_xxh3(out->data + start, out->size - start));
     }
     if (w.failed) out->size = start;
-    return wire_writer_status(&w);
+    return eddy_wire_writer_status(&w);
 }
 
 /* ================================================================ reading */
@@ -229,8 +229,8 @@ typedef struct snap_state {
 } snap_state;
 
 static void snap_state_free(snap_state *s) {
-    particles_free(&s->vortons);
-    particles_free(&s->tracers);
+    eddy_particles_free(&s->vortons);
+    eddy_particles_free(&s->tracers);
     free(s->emitters);
     for (int i = 0; i < s->body_count; ++i) free(s->bodies[i].vertices);
     free(s->bodies);
@@ -238,24 +238,24 @@ static void snap_state_free(snap_state *s) {
 }
 
 static void oom(wire_reader *r, const char *what) {
-    wire_fail(r, EDDY_ERROR_OUT_OF_MEMORY, "out of memory for %s", what);
+    eddy_wire_fail(r, EDDY_ERROR_OUT_OF_MEMORY, "out of memory for %s", what);
 }
 
 /* Reads a section's tag and length; *end is where its payload stops. */
 static bool section_open(wire_reader *r, int section, size_t *end) {
     size_t at = r->pos;
-    uint32_t tag = wire_get_u32(r, "section tag");
-    uint64_t length = wire_get_u64(r, "section length");
+    uint32_t tag = eddy_wire_get_u32(r, "section tag");
+    uint64_t length = eddy_wire_get_u64(r, "section length");
     if (!wire_ok(r)) return false;
     const uint32_t want = k_sections[section];
     if (tag != want) {
-        wire_fail(r, EDDY_ERROR_CORRUPT, "expected section '%c%c%c%c' at byte %zu",
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "expected section '%c%c%c%c' at byte %zu",
                   (char)(want & 0xff), (char)(want >> 8 & 0xff), (char)(want >> 16 & 0xff),
                   (char)(want >> 24), at);
         return false;
     }
     if (length > wire_remaining(r)) {
-        wire_fail(r, EDDY_ERROR_TRUNCATED, "section at byte %zu claims %llu bytes, %zu remain", at,
+        eddy_wire_fail(r, EDDY_ERROR_TRUNCATED, "section at byte %zu claims %llu bytes, %zu remain", at,
                   (unsigned long long)length, wire_remaining(r));
         return false;
     }
@@ -265,56 +265,56 @@ static bool section_open(wire_reader *r, int section, size_t *end) {
 
 static void section_close(wire_reader *r, size_t end, const char *name) {
     if (wire_ok(r) && r->pos != end)
-        wire_fail(r, EDDY_ERROR_CORRUPT, "section %s has %zu bytes its fields do not use", name,
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "section %s has %zu bytes its fields do not use", name,
                   end > r->pos ? end - r->pos : 0);
 }
 
 static void get_diagnostics(wire_reader *r, eddy_diagnostics *d) {
-    for (int i = 0; i < 3; ++i) d->total_vorticity[i] = wire_get_f64(r, "diagnostics");
-    for (int i = 0; i < 3; ++i) d->linear_impulse[i] = wire_get_f64(r, "diagnostics");
-    for (int i = 0; i < 3; ++i) d->angular_impulse[i] = wire_get_f64(r, "diagnostics");
-    d->enstrophy = wire_get_f64(r, "diagnostics");
-    d->mass_deviation = wire_get_f64(r, "diagnostics");
+    for (int i = 0; i < 3; ++i) d->total_vorticity[i] = eddy_wire_get_f64(r, "diagnostics");
+    for (int i = 0; i < 3; ++i) d->linear_impulse[i] = eddy_wire_get_f64(r, "diagnostics");
+    for (int i = 0; i < 3; ++i) d->angular_impulse[i] = eddy_wire_get_f64(r, "diagnostics");
+    d->enstrophy = eddy_wire_get_f64(r, "diagnostics");
+    d->mass_deviation = eddy_wire_get_f64(r, "diagnostics");
 }
 
 static void get_globals(wire_reader *r, snap_state *s) {
     size_t end;
     if (!section_open(r, SEC_GLOBALS, &end)) return;
-    s->frame = wire_get_i64(r, "frame");
-    s->stepped = wire_get_bool(r, "stepped");
-    s->rng.state = wire_get_u64(r, "rng state");
-    s->rng.inc = wire_get_u64(r, "rng inc");
-    s->gravity = wire_get_vec3(r, "gravity");
-    s->wind = wire_get_vec3(r, "wind");
+    s->frame = eddy_wire_get_i64(r, "frame");
+    s->stepped = eddy_wire_get_bool(r, "stepped");
+    s->rng.state = eddy_wire_get_u64(r, "rng state");
+    s->rng.inc = eddy_wire_get_u64(r, "rng inc");
+    s->gravity = eddy_wire_get_vec3(r, "gravity");
+    s->wind = eddy_wire_get_vec3(r, "wind");
     get_diagnostics(r, &s->diagnostics);
     section_close(r, end, "GLOB");
     if (wire_ok(r) && (s->frame < 0 || s->frame >= INT32_MAX))
-        wire_fail(r, EDDY_ERROR_CORRUPT, "frame %lld is out of range", (long long)s->frame);
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "frame %lld is out of range", (long long)s->frame);
 }
 
 static void get_particles(wire_reader *r, particle_array *a, int section, const char *name) {
     size_t end;
     if (!section_open(r, section, &end)) return;
     const size_t fields = a->has_vorticity ? 14 : 8;
-    uint32_t n = wire_get_count(r, SNAP_MAX_PARTICLES, 4 * fields, "particle count");
+    uint32_t n = eddy_wire_get_count(r, SNAP_MAX_PARTICLES, 4 * fields, "particle count");
     if (!wire_ok(r)) return;
-    if (!particles_reserve(a, (int)n)) {
+    if (!eddy_particles_reserve(a, (int)n)) {
         oom(r, name);
         return;
     }
     float *pv[6] = {a->px, a->py, a->pz, a->vx, a->vy, a->vz};
-    for (int f = 0; f < 6; ++f) wire_get_words32(r, pv[f], n, name);
+    for (int f = 0; f < 6; ++f) eddy_wire_get_words32(r, pv[f], n, name);
     if (a->has_vorticity) {
-        wire_get_words32(r, a->wx, n, name);
-        wire_get_words32(r, a->wy, n, name);
-        wire_get_words32(r, a->wz, n, name);
+        eddy_wire_get_words32(r, a->wx, n, name);
+        eddy_wire_get_words32(r, a->wy, n, name);
+        eddy_wire_get_words32(r, a->wz, n, name);
     }
-    wire_get_words32(r, a->drho, n, name);
-    wire_get_words32(r, a->birth, n, name);
+    eddy_wire_get_words32(r, a->drho, n, name);
+    eddy_wire_get_words32(r, a->birth, n, name);
     if (a->has_vorticity) {
-        wire_get_words32(r, a->hx, n, name);
-        wire_get_words32(r, a->hy, n, name);
-        wire_get_words32(r, a->hz, n, name);
+        eddy_wire_get_words32(r, a->hx, n, name);
+        eddy_wire_get_words32(r, a->hy, n, name);
+        eddy_wire_get_words32(r, a->hz, n, name);
     }
     if (wire_ok(r)) a->count = (int)n;
     section_close(r, end, name);
@@ -323,7 +323,7 @@ static void get_particles(wire_reader *r, particle_array *a, int section, const 
 static void get_emitters(wire_reader *r, snap_state *s) {
     size_t end;
     if (!section_open(r, SEC_EMITTERS, &end)) return;
-    uint32_t n = wire_get_count(r, SNAP_MAX_SLOTS, 3, "emitter slot count");
+    uint32_t n = eddy_wire_get_count(r, SNAP_MAX_SLOTS, 3, "emitter slot count");
     if (!wire_ok(r)) return;
     if (n > 0 && !(s->emitters = calloc(n, sizeof(emitter)))) {
         oom(r, "emitters");
@@ -332,25 +332,25 @@ static void get_emitters(wire_reader *r, snap_state *s) {
     s->emitter_count = (int)n;
     for (uint32_t i = 0; i < n && wire_ok(r); ++i) {
         emitter *e = &s->emitters[i];
-        e->alive = wire_get_bool(r, "emitter alive");
-        e->generation = wire_get_u16(r, "emitter generation");
+        e->alive = eddy_wire_get_bool(r, "emitter alive");
+        e->generation = eddy_wire_get_u16(r, "emitter generation");
         if (!e->alive) continue;
-        codec_get_emitter_def(r, &e->def);
-        e->vorton_remainder = wire_get_f32(r, "emitter vorton_remainder");
-        e->tracer_remainder = wire_get_f32(r, "emitter tracer_remainder");
-        e->pending_vortons = wire_get_i32(r, "emitter pending_vortons");
-        e->pending_tracers = wire_get_i32(r, "emitter pending_tracers");
+        eddy_codec_get_emitter_def(r, &e->def);
+        e->vorton_remainder = eddy_wire_get_f32(r, "emitter vorton_remainder");
+        e->tracer_remainder = eddy_wire_get_f32(r, "emitter tracer_remainder");
+        e->pending_vortons = eddy_wire_get_i32(r, "emitter pending_vortons");
+        e->pending_tracers = eddy_wire_get_i32(r, "emitter pending_tracers");
     }
     section_close(r, end, "EMIT");
 }
 
 static void get_floats(wire_reader *r, float *v, int n, const char *field) {
-    for (int i = 0; i < n; ++i) v[i] = wire_get_f32(r, field);
+    for (int i = 0; i < n; ++i) v[i] = eddy_wire_get_f32(r, field);
 }
 
 static void get_body(wire_reader *r, body *b) {
-    codec_get_body_def(r, &b->def);
-    b->check_embedded = wire_get_bool(r, "body check_embedded");
+    eddy_codec_get_body_def(r, &b->def);
+    b->check_embedded = eddy_wire_get_bool(r, "body check_embedded");
     get_floats(r, b->position, 3, "body position");
     get_floats(r, b->orientation, 4, "body orientation");
     get_floats(r, &b->rotation[0][0], 9, "body rotation");
@@ -362,13 +362,13 @@ static void get_body(wire_reader *r, body *b) {
     get_floats(r, b->torque, 3, "body torque");
     get_floats(r, b->input_force, 3, "body input_force");
     get_floats(r, b->input_torque, 3, "body input_torque");
-    b->inv_mass = wire_get_f32(r, "body inv_mass");
+    b->inv_mass = eddy_wire_get_f32(r, "body inv_mass");
     get_floats(r, &b->inv_inertia_body[0][0], 9, "body inv_inertia_body");
     get_floats(r, &b->inv_inertia_world[0][0], 9, "body inv_inertia_world");
-    b->temperature = wire_get_f32(r, "body temperature");
-    b->volume = wire_get_f32(r, "body volume");
-    b->circumradius = wire_get_f32(r, "body circumradius");
-    b->inradius = wire_get_f32(r, "body inradius");
+    b->temperature = eddy_wire_get_f32(r, "body temperature");
+    b->volume = eddy_wire_get_f32(r, "body volume");
+    b->circumradius = eddy_wire_get_f32(r, "body circumradius");
+    b->inradius = eddy_wire_get_f32(r, "body inradius");
 }
 
 /* Rebuilds what the shape derives (the polytope's vertices). The rebuild
@@ -379,7 +379,7 @@ static void body_derive(wire_reader *r, body *b) {
     memcpy(orientation, b->orientation, sizeof orientation);
     memcpy(rotation, b->rotation, sizeof rotation);
     memcpy(inv_inertia_world, b->inv_inertia_world, sizeof inv_inertia_world);
-    if (!body_rebuild_derived(b)) oom(r, "a body's vertices");
+    if (!eddy_body_rebuild_derived(b)) oom(r, "a body's vertices");
     memcpy(b->orientation, orientation, sizeof orientation);
     memcpy(b->rotation, rotation, sizeof rotation);
     memcpy(b->inv_inertia_world, inv_inertia_world, sizeof inv_inertia_world);
@@ -388,7 +388,7 @@ static void body_derive(wire_reader *r, body *b) {
 static void get_bodies(wire_reader *r, snap_state *s) {
     size_t end;
     if (!section_open(r, SEC_BODIES, &end)) return;
-    uint32_t n = wire_get_count(r, SNAP_MAX_SLOTS, 3, "body slot count");
+    uint32_t n = eddy_wire_get_count(r, SNAP_MAX_SLOTS, 3, "body slot count");
     if (!wire_ok(r)) return;
     if (n > 0 && !(s->bodies = calloc(n, sizeof(body)))) {
         oom(r, "bodies");
@@ -397,8 +397,8 @@ static void get_bodies(wire_reader *r, snap_state *s) {
     s->body_count = (int)n;
     for (uint32_t i = 0; i < n && wire_ok(r); ++i) {
         body *b = &s->bodies[i];
-        b->alive = wire_get_bool(r, "body alive");
-        b->generation = wire_get_u16(r, "body generation");
+        b->alive = eddy_wire_get_bool(r, "body alive");
+        b->generation = eddy_wire_get_u16(r, "body generation");
         if (b->alive) get_body(r, b);
     }
 
@@ -421,28 +421,28 @@ static void get_grid_shape(wire_reader *r, grid_shape *g) {
     get_floats(r, g->extent, 3, "grid extent");
     get_floats(r, g->spacing, 3, "grid spacing");
     get_floats(r, g->inv_spacing, 3, "grid inv_spacing");
-    for (int a = 0; a < 3; ++a) g->cells[a] = wire_get_i32(r, "grid cells");
-    for (int a = 0; a < 3; ++a) g->points[a] = wire_get_i32(r, "grid points");
+    for (int a = 0; a < 3; ++a) g->cells[a] = eddy_wire_get_i32(r, "grid cells");
+    for (int a = 0; a < 3; ++a) g->points[a] = eddy_wire_get_i32(r, "grid points");
     if (wire_ok(r) && !grid_shape_consistent(g))
-        wire_fail(r, EDDY_ERROR_CORRUPT, "grid of %d x %d x %d cells, %d x %d x %d points is not valid",
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "grid of %d x %d x %d cells, %d x %d x %d points is not valid",
                   g->cells[0], g->cells[1], g->cells[2], g->points[0], g->points[1], g->points[2]);
 }
 
 static void get_grid(wire_reader *r, snap_state *s) {
     size_t end;
     if (!section_open(r, SEC_GRID, &end)) return;
-    s->grid_valid = wire_get_bool(r, "grid_valid");
+    s->grid_valid = eddy_wire_get_bool(r, "grid_valid");
     if (s->grid_valid) {
         get_grid_shape(r, &s->grid);
-        s->mollify = wire_get_f32(r, "mollify");
+        s->mollify = eddy_wire_get_f32(r, "mollify");
         if (!wire_ok(r)) return;
         const size_t values = 4 * (size_t)grid_point_count(&s->grid);
-        if (!wire_need(r, 4 * values, "flow grid")) return;
+        if (!eddy_wire_need(r, 4 * values, "flow grid")) return;
         if (!(s->flow = malloc(4 * values))) {
             oom(r, "the flow grid");
             return;
         }
-        wire_get_words32(r, s->flow, values, "flow grid");
+        eddy_wire_get_words32(r, s->flow, values, "flow grid");
     }
     section_close(r, end, "GRID");
 }
@@ -464,7 +464,7 @@ static void check_particles(wire_reader *r, const particle_array *a, const char 
     }
     for (int f = 0; f < count; ++f)
         if (!all_finite(fields[f], n)) {
-            wire_fail(r, EDDY_ERROR_NAN, "%s hold a NaN or infinite value", name);
+            eddy_wire_fail(r, EDDY_ERROR_NAN, "%s hold a NaN or infinite value", name);
             return;
         }
 }
@@ -498,10 +498,10 @@ static void check_state(wire_reader *r, const snap_state *s) {
     check_particles(r, &s->tracers, "tracers");
     for (int i = 0; i < s->emitter_count && wire_ok(r); ++i)
         if (s->emitters[i].alive && !emitter_finite(&s->emitters[i]))
-            wire_fail(r, EDDY_ERROR_NAN, "emitter slot %d holds a NaN or infinite value", i);
+            eddy_wire_fail(r, EDDY_ERROR_NAN, "emitter slot %d holds a NaN or infinite value", i);
     for (int i = 0; i < s->body_count && wire_ok(r); ++i)
         if (s->bodies[i].alive && !body_finite(&s->bodies[i]))
-            wire_fail(r, EDDY_ERROR_NAN, "body slot %d holds a NaN or infinite value", i);
+            eddy_wire_fail(r, EDDY_ERROR_NAN, "body slot %d holds a NaN or infinite value", i);
     if (!wire_ok(r) || !s->grid_valid) return;
     const grid_shape *g = &s->grid;
     const float geometry[] = {g->min[0], g->min[1], g->min[2], g->extent[0], g->extent[1],
@@ -509,39 +509,39 @@ static void check_state(wire_reader *r, const snap_state *s) {
                               g->inv_spacing[0], g->inv_spacing[1], g->inv_spacing[2], s->mollify};
     if (!all_finite(geometry, sizeof geometry / sizeof geometry[0]) ||
         !all_finite(s->flow, 4 * (size_t)grid_point_count(g)))
-        wire_fail(r, EDDY_ERROR_NAN, "the grid holds a NaN or infinite value");
+        eddy_wire_fail(r, EDDY_ERROR_NAN, "the grid holds a NaN or infinite value");
 }
 
 /* ---------------------------------------------------------------- header */
 static void get_header(wire_reader *r, const eddy_world *world, size_t *body_end) {
-    const uint8_t *magic = wire_get_bytes(r, sizeof snap_magic, "magic");
+    const uint8_t *magic = eddy_wire_get_bytes(r, sizeof snap_magic, "magic");
     if (magic && memcmp(magic, snap_magic, sizeof snap_magic) != 0) {
-        wire_fail(r, EDDY_ERROR_CORRUPT, "bad magic (not an eddy snapshot)");
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "bad magic (not an eddy snapshot)");
         return;
     }
-    uint32_t version = wire_get_u32(r, "version");
+    uint32_t version = eddy_wire_get_u32(r, "version");
     if (wire_ok(r) && version != EDDY_SNAPSHOT_VERSION) {
-        wire_fail(r, EDDY_ERROR_VERSION, "format version %u, this build reads version %d",
+        eddy_wire_fail(r, EDDY_ERROR_VERSION, "format version %u, this build reads version %d",
                   (unsigned)version, EDDY_SNAPSHOT_VERSION);
         return;
     }
-    uint32_t spec = wire_get_u32(r, "hash spec version");
+    uint32_t spec = eddy_wire_get_u32(r, "hash spec version");
     if (wire_ok(r) && spec != EDDY_HASH_SPEC_VERSION) {
-        wire_fail(r, EDDY_ERROR_VERSION, "hash spec version %u, this build has version %d",
+        eddy_wire_fail(r, EDDY_ERROR_VERSION, "hash spec version %u, this build has version %d",
                   (unsigned)spec, EDDY_HASH_SPEC_VERSION);
         return;
     }
-    uint64_t digest = wire_get_u64(r, "definition digest");
-    uint64_t length = wire_get_u64(r, "length");
+    uint64_t digest = eddy_wire_get_u64(r, "definition digest");
+    uint64_t length = eddy_wire_get_u64(r, "length");
     if (!wire_ok(r)) return;
     if (length > wire_remaining(r) || wire_remaining(r) - length < 8) {
-        wire_fail(r, length + 8 > wire_remaining(r) ? EDDY_ERROR_TRUNCATED : EDDY_ERROR_CORRUPT,
+        eddy_wire_fail(r, length + 8 > wire_remaining(r) ? EDDY_ERROR_TRUNCATED : EDDY_ERROR_CORRUPT,
                   "%llu bytes of sections and 8 of checksum announced, %zu present",
                   (unsigned long long)length, wire_remaining(r));
         return;
     }
     if (wire_remaining(r) - length != 8) {
-        wire_fail(r, EDDY_ERROR_CORRUPT, "%zu bytes after the checksum",
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "%zu bytes after the checksum",
                   wire_remaining(r) - (size_t)length - 8);
         return;
     }
@@ -549,19 +549,19 @@ static void get_header(wire_reader *r, const eddy_world *world, size_t *body_end
     uint64_t stored = 0;
     for (int i = 0; i < 8; ++i) stored |= (uint64_t)r->data[*body_end + (size_t)i] << (8 * i);
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION /* let the fuzzer past the checksum */
-    stored = wire_xxh3(r->data, *body_end);
+    stored = eddy_wire_xxh3(r->data, *body_end);
 #endif
-    if (stored != wire_xxh3(r->data, *body_end)) {
-        wire_fail(r, EDDY_ERROR_CORRUPT, "checksum mismatch (the bytes were damaged)");
+    if (stored != eddy_wire_xxh3(r->data, *body_end)) {
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "checksum mismatch (the bytes were damaged)");
         return;
     }
     uint64_t mine;
-    if (!codec_def_digest(&world->def, &mine)) {
+    if (!eddy_codec_def_digest(&world->def, &mine)) {
         oom(r, "the definition digest");
         return;
     }
     if (digest != mine)
-        wire_fail(r, EDDY_ERROR_INVALID_DEF,
+        eddy_wire_fail(r, EDDY_ERROR_INVALID_DEF,
                   "taken from a world with another physical definition (digest %016llx, this "
                   "world %016llx)", (unsigned long long)digest, (unsigned long long)mine);
 }
@@ -577,14 +577,14 @@ static void parse_snapshot(wire_reader *r, const eddy_world *world, snap_state *
     get_bodies(r, s);
     get_grid(r, s);
     if (wire_ok(r) && r->pos != body_end)
-        wire_fail(r, EDDY_ERROR_CORRUPT, "%zu bytes after the last section", body_end - r->pos);
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "%zu bytes after the last section", body_end - r->pos);
     if (wire_ok(r)) check_state(r, s);
     for (int i = 0; i < s->body_count && wire_ok(r); ++i) {
         body *b = &s->bodies[i];
         if (!b->alive) continue;
         char why[160];
         if (eddy_shape_validate(&b->def.shape, why, sizeof why) != EDDY_OK)
-            wire_fail(r, EDDY_ERROR_CORRUPT, "body slot %d: %s", i, why);
+            eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "body slot %d: %s", i, why);
         else body_derive(r, b);
     }
 }
@@ -632,16 +632,16 @@ static void commit(eddy_world *w, snap_state *s) {
 eddy_status eddy_world_restore(eddy_world *world, const void *data, size_t size, char *message,
                                size_t message_size) {
     wire_reader r;
-    wire_reader_init(&r, data, size, "snapshot", message, message_size);
+    eddy_wire_reader_init(&r, data, size, "snapshot", message, message_size);
     if (!world || (!data && size > 0)) {
-        wire_fail(&r, EDDY_ERROR_INVALID_ARGUMENT, "world or data is NULL");
+        eddy_wire_fail(&r, EDDY_ERROR_INVALID_ARGUMENT, "world or data is NULL");
         return r.status;
     }
     snap_state s;
     memset(&s, 0, sizeof s);
     s.vortons.has_vorticity = true;
     parse_snapshot(&r, world, &s);
-    if (wire_ok(&r) && s.grid_valid && !grid_arrays_reserve(world, grid_point_count(&s.grid)))
+    if (wire_ok(&r) && s.grid_valid && !eddy_grid_arrays_reserve(world, grid_point_count(&s.grid)))
         oom(&r, "the world's grid arrays");
     if (wire_ok(&r)) commit(world, &s);
     snap_state_free(&s);

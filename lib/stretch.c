@@ -24,7 +24,7 @@ static void jacobian_chunk(int chunk, int begin, int end, void *context) {
         for (int a = 0; a < 3; ++a) {
             int lo, hi;
             float s;
-            grid_diff_stencil(g, a, idx[a], &lo, &hi, &s);
+            eddy_grid_diff_stencil(g, a, idx[a], &lo, &hi, &s);
             const vec3 *ul = &job->u[p + (lo - idx[a]) * stride[a]];
             const vec3 *uh = &job->u[p + (hi - idx[a]) * stride[a]];
             vec3 d = {(uh->x - ul->x) * s, (uh->y - ul->y) * s, (uh->z - ul->z) * s};
@@ -60,12 +60,12 @@ static void stretch_chunk(int chunk, int begin, int end, void *context) {
     }
 }
 
-void phase_stretch(eddy_world *w, float dt) {
+void eddy_phase_stretch(eddy_world *w, float dt) {
     if (!w->grid_valid) return;
     const int points = grid_point_count(&w->grid);
     jacobian_job jj = {&w->grid, w->velocity, {w->jacobian, w->jacobian + points, w->jacobian + 2 * points}};
-    parallel_for(&w->tasks, points, JACOBIAN_CHUNK, jacobian_chunk, &jj);
+    eddy_parallel_for(&w->tasks, points, JACOBIAN_CHUNK, jacobian_chunk, &jj);
     if (w->def.stretch_gain == 0.0f) return;
     stretch_job sj = {w, w->def.stretch_gain * dt};
-    parallel_for(&w->tasks, w->vortons.count, STRETCH_CHUNK, stretch_chunk, &sj);
+    eddy_parallel_for(&w->tasks, w->vortons.count, STRETCH_CHUNK, stretch_chunk, &sj);
 }

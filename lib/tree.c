@@ -104,26 +104,26 @@ static bool tree_reserve(influence_tree *t, int level, int cells) {
     return true;
 }
 
-bool tree_build(influence_tree *t, task_system *ts, const grid_shape *template_grid,
+bool eddy_tree_build(influence_tree *t, task_system *ts, const grid_shape *template_grid,
                 const particle_array *v, const partition *part) {
     t->layer[0] = *template_grid;
     t->levels = 1;
     while (t->levels < TREE_MAX_LEVELS && grid_cell_count(&t->layer[t->levels - 1]) > 1) {
-        grid_decimate(&t->layer[t->levels], &t->layer[t->levels - 1]);
+        eddy_grid_decimate(&t->layer[t->levels], &t->layer[t->levels - 1]);
         ++t->levels;
     }
     for (int l = 0; l < t->levels; ++l)
         if (!tree_reserve(t, l, grid_cell_count(&t->layer[l]))) return false;
     base_job bj = {v, part, t->cells[0]};
-    parallel_for(ts, grid_cell_count(&t->layer[0]), TREE_BASE_CHUNK, base_chunk, &bj);
+    eddy_parallel_for(ts, grid_cell_count(&t->layer[0]), TREE_BASE_CHUNK, base_chunk, &bj);
     for (int l = 1; l < t->levels; ++l) {
         upper_job uj = {&t->layer[l - 1], &t->layer[l], t->cells[l - 1], t->cells[l]};
-        parallel_for(ts, grid_cell_count(&t->layer[l]), TREE_UPPER_CHUNK, upper_chunk, &uj);
+        eddy_parallel_for(ts, grid_cell_count(&t->layer[l]), TREE_UPPER_CHUNK, upper_chunk, &uj);
     }
     return true;
 }
 
-void tree_free(influence_tree *t) {
+void eddy_tree_free(influence_tree *t) {
     for (int l = 0; l < TREE_MAX_LEVELS; ++l) free(t->cells[l]);
     memset(t, 0, sizeof *t);
 }
@@ -164,7 +164,7 @@ static void tree_descend(const influence_tree *t, int level, const int p[3], flo
     }
 }
 
-vec3 tree_velocity_at(const influence_tree *t, float qx, float qy, float qz, float a, float c) {
+vec3 eddy_tree_velocity_at(const influence_tree *t, float qx, float qy, float qz, float a, float c) {
     vec3 u = {0.0f, 0.0f, 0.0f};
     if (t->levels == 1) {
         const supervorton *s = &t->cells[0][0];

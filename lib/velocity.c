@@ -1,8 +1,8 @@
 /* Grid sizing for the step and velocity from vorticity.
  *
- * phase_build_grid sizes the grid template over all particles (plus a margin
+ * eddy_phase_build_grid sizes the grid template over all particles (plus a margin
  * of one vorton radius), sorts vortons into its cells and builds the
- * influence tree. phase_velocity_grid fills the velocity at every grid point
+ * influence tree. eddy_phase_velocity_grid fills the velocity at every grid point
  * by the treecode (default) or by direct summation, each point owned by one
  * chunk. Auto-mollification (Part 12): the vorton core is widened to
  * f r with f = max(length_scale * cbrt(V_cell) / r, 1) for the treecode. */
@@ -10,20 +10,20 @@
 
 enum { VELOCITY_CHUNK = 64, DIRECT_CHUNK = 16 };
 
-bool phase_build_grid(eddy_world *w) {
+bool eddy_phase_build_grid(eddy_world *w) {
     w->grid_valid = false;
     if (w->vortons.count == 0) return true;
     float lo[3], hi[3];
-    particles_bounds(w, lo, hi);
+    eddy_particles_bounds(w, lo, hi);
     const float margin = w->def.vorton_radius;
     for (int a = 0; a < 3; ++a) {
         lo[a] -= margin;
         hi[a] += margin;
     }
-    grid_define(&w->grid, lo, hi, w->vortons.count);
-    if (!grid_arrays_reserve(w, grid_point_count(&w->grid))) return false;
-    if (!partition_build(&w->part, &w->grid, &w->vortons)) return false;
-    if (!tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part)) return false;
+    eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
+    if (!eddy_grid_arrays_reserve(w, grid_point_count(&w->grid))) return false;
+    if (!eddy_partition_build(&w->part, &w->grid, &w->vortons)) return false;
+    if (!eddy_tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part)) return false;
     const grid_shape *g = &w->grid;
     float cell_volume = 1.0f;
     for (int a = 0; a < 3; ++a) cell_volume *= g->spacing[a];
@@ -52,7 +52,7 @@ static void tree_chunk(int chunk, int begin, int end, void *context) {
     for (int p = begin; p < end; ++p) {
         float q[3];
         point_position(&job->w->grid, p, q);
-        job->out[p] = tree_velocity_at(&job->w->tree, q[0], q[1], q[2], job->a, job->c);
+        job->out[p] = eddy_tree_velocity_at(&job->w->tree, q[0], q[1], q[2], job->a, job->c);
     }
 }
 
@@ -61,7 +61,7 @@ static void direct_grid_chunk(int chunk, int begin, int end, void *context) {
     for (int p = begin; p < end; ++p) {
         float q[3];
         point_position(&job->w->grid, p, q);
-        job->out[p] = direct_velocity_at(&job->w->vortons, q[0], q[1], q[2], job->a);
+        job->out[p] = eddy_direct_velocity_at(&job->w->vortons, q[0], q[1], q[2], job->a);
     }
 }
 
@@ -69,25 +69,25 @@ static void direct_vorton_chunk(int chunk, int begin, int end, void *context) {
     const velocity_job *job = context;
     particle_array *v = &job->w->vortons;
     for (int i = begin; i < end; ++i) {
-        vec3 u = direct_velocity_at(v, v->px[i], v->py[i], v->pz[i], job->a);
+        vec3 u = eddy_direct_velocity_at(v, v->px[i], v->py[i], v->pz[i], job->a);
         v->vx[i] = u.x;
         v->vy[i] = u.y;
         v->vz[i] = u.z;
     }
 }
 
-void phase_velocity_grid(eddy_world *w) {
+void eddy_phase_velocity_grid(eddy_world *w) {
     if (!w->grid_valid) return;
     const int points = grid_point_count(&w->grid);
     const float r = w->def.vorton_radius;
     if (w->def.velocity_method == EDDY_VELOCITY_TREECODE) {
         const float f = w->mollify;
         velocity_job job = {w, w->velocity, r * f, 1.0f / (f * f * f)};
-        parallel_for(&w->tasks, points, VELOCITY_CHUNK, tree_chunk, &job);
+        eddy_parallel_for(&w->tasks, points, VELOCITY_CHUNK, tree_chunk, &job);
         return;
     }
     velocity_job job = {w, w->velocity, r, 1.0f};
-    parallel_for(&w->tasks, points, DIRECT_CHUNK, direct_grid_chunk, &job);
+    eddy_parallel_for(&w->tasks, points, DIRECT_CHUNK, direct_grid_chunk, &job);
     if (w->def.velocity_method == EDDY_VELOCITY_DIRECT_VORTONS)
-        parallel_for(&w->tasks, w->vortons.count, DIRECT_CHUNK, direct_vorton_chunk, &job);
+        eddy_parallel_for(&w->tasks, w->vortons.count, DIRECT_CHUNK, direct_vorton_chunk, &job);
 }

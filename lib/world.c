@@ -20,7 +20,7 @@ const char *eddy_last_error_message(void) { return g_create_error; }
 
 const char *eddy_world_error_message(const eddy_world *w) { return w ? w->error : ""; }
 
-void world_set_error(eddy_world *w, const char *fmt, ...) {
+void eddy_world_set_error(eddy_world *w, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(w->error, sizeof w->error, fmt, ap);
@@ -137,12 +137,12 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
 }
 
 static void world_free(eddy_world *w) {
-    bodies_free(w);
-    particles_free(&w->vortons);
-    particles_free(&w->tracers);
+    eddy_bodies_free(w);
+    eddy_particles_free(&w->vortons);
+    eddy_particles_free(&w->tracers);
     free(w->emitters);
-    tree_free(&w->tree);
-    partition_free(&w->part);
+    eddy_tree_free(&w->tree);
+    eddy_partition_free(&w->part);
     free(w->velocity);
     free(w->flow);
     free(w->jacobian);
@@ -159,7 +159,7 @@ static eddy_status tasks_init(eddy_world *w) {
     const eddy_world_def *d = &w->def;
     task_system *ts = &w->tasks;
     ts->worker_count = d->worker_count;
-    ts->fp_canonical = fpenv_canonical(d->flush_denormals);
+    ts->fp_canonical = eddy_fpenv_canonical(d->flush_denormals);
     ts->mutations = d->test_mutations;
     if (d->enqueue_task) {
         ts->enqueue = d->enqueue_task;
@@ -222,7 +222,7 @@ static bool grow(void **p, size_t bytes) {
     return true;
 }
 
-bool grid_arrays_reserve(eddy_world *w, int points) {
+bool eddy_grid_arrays_reserve(eddy_world *w, int points) {
     if (points <= w->grid_point_capacity) return true;
     const size_t n = (size_t)points;
     if (!grow((void **)&w->velocity, n * sizeof(vec3)) ||
@@ -243,7 +243,7 @@ static bool scratch_reserve(eddy_world *w, int n) {
     return true;
 }
 
-void *partials_reserve(eddy_world *w, size_t bytes) {
+void *eddy_partials_reserve(eddy_world *w, size_t bytes) {
     if (bytes > w->partials_bytes) {
         if (!grow(&w->partials, bytes)) return NULL;
         w->partials_bytes = bytes;
@@ -264,7 +264,7 @@ static bool tracer_finite(const eddy_tracer *t) {
 static eddy_status population_check(eddy_world *w, const void *items, int count) {
     if (!w || (count > 0 && !items) || count < 0) return EDDY_ERROR_INVALID_ARGUMENT;
     if (w->stepped) {
-        world_set_error(w, "particles can only be added before the first step");
+        eddy_world_set_error(w, "particles can only be added before the first step");
         return EDDY_ERROR_WRONG_STATE;
     }
     return EDDY_OK;
@@ -277,16 +277,16 @@ eddy_status eddy_world_add_vortons(eddy_world *w, const eddy_vorton *v, int coun
     if (s != EDDY_OK) return s;
     for (int i = 0; i < count; ++i)
         if (!vorton_finite(&v[i])) {
-            world_set_error(w, "vorton %d has a NaN or infinite field", i);
+            eddy_world_set_error(w, "vorton %d has a NaN or infinite field", i);
             return EDDY_ERROR_NAN;
         }
-    if (count > INT32_MAX / 2 - w->vortons.count || !particles_reserve(&w->vortons, w->vortons.count + count) ||
+    if (count > INT32_MAX / 2 - w->vortons.count || !eddy_particles_reserve(&w->vortons, w->vortons.count + count) ||
         !scratch_reserve(w, w->vortons.count + count)) {
-        world_set_error(w, "out of memory adding %d vortons", count);
+        eddy_world_set_error(w, "out of memory adding %d vortons", count);
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
     for (int i = 0; i < count; ++i)
-        particles_push(&w->vortons, v3(v[i].position), v3(v[i].velocity), v3(v[i].vorticity),
+        eddy_particles_push(&w->vortons, v3(v[i].position), v3(v[i].velocity), v3(v[i].vorticity),
                        v[i].density_deviation, v[i].birth_frame);
     w->hash_valid = false;
     return EDDY_OK;
@@ -297,16 +297,16 @@ eddy_status eddy_world_add_tracers(eddy_world *w, const eddy_tracer *t, int coun
     if (s != EDDY_OK) return s;
     for (int i = 0; i < count; ++i)
         if (!tracer_finite(&t[i])) {
-            world_set_error(w, "tracer %d has a NaN or infinite field", i);
+            eddy_world_set_error(w, "tracer %d has a NaN or infinite field", i);
             return EDDY_ERROR_NAN;
         }
-    if (count > INT32_MAX / 2 - w->tracers.count || !particles_reserve(&w->tracers, w->tracers.count + count)) {
-        world_set_error(w, "out of memory adding %d tracers", count);
+    if (count > INT32_MAX / 2 - w->tracers.count || !eddy_particles_reserve(&w->tracers, w->tracers.count + count)) {
+        eddy_world_set_error(w, "out of memory adding %d tracers", count);
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
     const vec3 zero = {0.0f, 0.0f, 0.0f};
     for (int i = 0; i < count; ++i)
-        particles_push(&w->tracers, v3(t[i].position), v3(t[i].velocity), zero,
+        eddy_particles_push(&w->tracers, v3(t[i].position), v3(t[i].velocity), zero,
                        t[i].density_deviation, t[i].birth_frame);
     w->hash_valid = false;
     return EDDY_OK;
@@ -323,16 +323,16 @@ eddy_emitter_def eddy_emitter_def_default(void) {
 static bool emitter_def_valid(eddy_world *w, const eddy_emitter_def *d) {
     if (!finite3(d->position) || !finite3(d->position_spread) || !finite3(d->velocity) ||
         !finite3(d->vorticity) || !finite3(d->vorticity_spread) || !isfinite(d->density_deviation)) {
-        world_set_error(w, "emitter def has a NaN or infinite field");
+        eddy_world_set_error(w, "emitter def has a NaN or infinite field");
         return false;
     }
     if (!(d->vorton_rate >= 0.0f && d->vorton_rate <= 1.0e6f && d->tracer_rate >= 0.0f &&
           d->tracer_rate <= 1.0e7f)) {
-        world_set_error(w, "emitter rates must be in [0, 1e6] vortons/s and [0, 1e7] tracers/s");
+        eddy_world_set_error(w, "emitter rates must be in [0, 1e6] vortons/s and [0, 1e7] tracers/s");
         return false;
     }
     if (d->position_spread.x < 0.0f || d->position_spread.y < 0.0f || d->position_spread.z < 0.0f) {
-        world_set_error(w, "emitter position_spread must be >= 0");
+        eddy_world_set_error(w, "emitter position_spread must be >= 0");
         return false;
     }
     return true;
@@ -344,7 +344,7 @@ eddy_status eddy_world_create_emitter(eddy_world *w, const eddy_emitter_def *d, 
     if (!w || !d || !out) return EDDY_ERROR_INVALID_ARGUMENT;
     *out = (eddy_emitter_id){0, 0};
     if (w->stepped) {
-        world_set_error(w, "emitters can only be created before the first step");
+        eddy_world_set_error(w, "emitters can only be created before the first step");
         return EDDY_ERROR_WRONG_STATE;
     }
     if (!emitter_def_valid(w, d)) return EDDY_ERROR_INVALID_DEF;
@@ -362,19 +362,19 @@ static emitter *emitter_get(eddy_world *w, eddy_emitter_id id) {
 /* ---------------------------------------------------------------- input */
 static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
     if ((in->flags & EDDY_INPUT_SET_GRAVITY) && !finite3(in->gravity)) {
-        world_set_error(w, "input gravity is not finite");
+        eddy_world_set_error(w, "input gravity is not finite");
         return EDDY_ERROR_NAN;
     }
     if ((in->flags & EDDY_INPUT_SET_WIND) && !finite3(in->wind)) {
-        world_set_error(w, "input wind is not finite");
+        eddy_world_set_error(w, "input wind is not finite");
         return EDDY_ERROR_NAN;
     }
     if (in->flags & ~(uint32_t)(EDDY_INPUT_SET_GRAVITY | EDDY_INPUT_SET_WIND)) {
-        world_set_error(w, "input flags have unknown bits 0x%x", (unsigned)in->flags);
+        eddy_world_set_error(w, "input flags have unknown bits 0x%x", (unsigned)in->flags);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     if (in->emitter_command_count < 0 || (in->emitter_command_count > 0 && !in->emitter_commands)) {
-        world_set_error(w, "input emitter_commands is NULL or its count is negative");
+        eddy_world_set_error(w, "input emitter_commands is NULL or its count is negative");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     for (int k = 0; k < in->emitter_command_count; ++k) {
@@ -384,7 +384,7 @@ static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
             continue;
         }
         if (!emitter_get(w, c->emitter)) {
-            world_set_error(w, "emitter command %d names a stale or unknown emitter", k);
+            eddy_world_set_error(w, "emitter command %d names a stale or unknown emitter", k);
             return EDDY_ERROR_NOT_FOUND;
         }
         bool ok = true;
@@ -403,11 +403,11 @@ static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
         default: ok = false; break;
         }
         if (!ok) {
-            world_set_error(w, "emitter command %d (type %d) has invalid values", k, (int)c->type);
+            eddy_world_set_error(w, "emitter command %d (type %d) has invalid values", k, (int)c->type);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
     }
-    return bodies_validate_commands(w, in);
+    return eddy_bodies_validate_commands(w, in);
 }
 
 /* Lowest free emitter slot (or a new one); false: out of memory. */
@@ -481,7 +481,7 @@ static bool input_apply(eddy_world *w, const eddy_input *in) {
         case EDDY_EMITTER_CREATE: break;
         }
     }
-    return bodies_apply_commands(w, in);
+    return eddy_bodies_apply_commands(w, in);
 }
 
 /* ---------------------------------------------------------------- step */
@@ -506,24 +506,24 @@ static bool state_finite(const particle_array *a) {
 static bool substep(eddy_world *w, float dt, bool first) {
     bool ok = true;
     if (first) {
-        PHASE(w, EDDY_PHASE_KILL_EMIT, phase_kill_by_age(w, &w->tracers, w->def.tracer_max_age));
-        PHASE(w, EDDY_PHASE_KILL_EMIT, phase_kill_by_age(w, &w->vortons, w->def.vorton_max_age));
+        PHASE(w, EDDY_PHASE_KILL_EMIT, eddy_phase_kill_by_age(w, &w->tracers, w->def.tracer_max_age));
+        PHASE(w, EDDY_PHASE_KILL_EMIT, eddy_phase_kill_by_age(w, &w->vortons, w->def.vorton_max_age));
     }
-    PHASE(w, EDDY_PHASE_ADVECT_TRACERS, phase_advect_tracers(w, dt));
-    PHASE(w, EDDY_PHASE_COLLIDE_TRACERS, ok = phase_collide_tracers(w));
+    PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_advect_tracers(w, dt));
+    PHASE(w, EDDY_PHASE_COLLIDE_TRACERS, ok = eddy_phase_collide_tracers(w));
     if (!ok) return false;
-    PHASE(w, EDDY_PHASE_KILL_EMIT, ok = phase_emit(w) && scratch_reserve(w, w->vortons.count));
+    PHASE(w, EDDY_PHASE_KILL_EMIT, ok = eddy_phase_emit(w) && scratch_reserve(w, w->vortons.count));
     if (!ok) return false;
-    PHASE(w, EDDY_PHASE_TREE_BUILD, ok = phase_build_grid(w));
+    PHASE(w, EDDY_PHASE_TREE_BUILD, ok = eddy_phase_build_grid(w));
     if (!ok) return false;
-    PHASE(w, EDDY_PHASE_VELOCITY_GRID, phase_velocity_grid(w));
-    PHASE(w, EDDY_PHASE_STRETCH, phase_stretch(w, dt));
-    PHASE(w, EDDY_PHASE_DENSITY, phase_density(w, dt));
-    PHASE(w, EDDY_PHASE_DIFFUSION, phase_diffuse(w, dt));
-    PHASE(w, EDDY_PHASE_ADVECT_VORTONS, phase_advect_vortons(w, dt));
-    PHASE(w, EDDY_PHASE_COLLIDE_VORTONS, ok = phase_collide_vortons(w));
+    PHASE(w, EDDY_PHASE_VELOCITY_GRID, eddy_phase_velocity_grid(w));
+    PHASE(w, EDDY_PHASE_STRETCH, eddy_phase_stretch(w, dt));
+    PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_density(w, dt));
+    PHASE(w, EDDY_PHASE_DIFFUSION, eddy_phase_diffuse(w, dt));
+    PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_advect_vortons(w, dt));
+    PHASE(w, EDDY_PHASE_COLLIDE_VORTONS, ok = eddy_phase_collide_vortons(w));
     if (!ok) return false;
-    PHASE(w, EDDY_PHASE_BODIES, phase_body_forces(w); phase_integrate_bodies(w, dt));
+    PHASE(w, EDDY_PHASE_BODIES, eddy_phase_body_forces(w); eddy_phase_integrate_bodies(w, dt));
     return true;
 }
 
@@ -537,30 +537,30 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
 
     /* Everything, timing included, runs in the canonical mode, so the
      * caller's mode and exception flags come back untouched. */
-    const uint32_t caller_mode = fpenv_get();
-    fpenv_set(w->tasks.fp_canonical);
+    const uint32_t caller_mode = eddy_fpenv_get();
+    eddy_fpenv_set(w->tasks.fp_canonical);
     const double t0 = eddy_now_ms();
     memset(&w->profile, 0, sizeof w->profile);
 
     bool ok = true;
     PHASE(w, EDDY_PHASE_INPUT, ok = input_apply(w, in));
-    PHASE(w, EDDY_PHASE_INPUT, phase_remove_embedded(w));
+    PHASE(w, EDDY_PHASE_INPUT, eddy_phase_remove_embedded(w));
     const float dt = w->def.dt / (float)w->def.substeps;
     for (int k = 0; k < w->def.substeps && ok; ++k) ok = substep(w, dt, k == 0);
-    bodies_end_step(w); /* input forces act for the whole step, every substep */
+    eddy_bodies_end_step(w); /* input forces act for the whole step, every substep */
     if (ok) {
-        PHASE(w, EDDY_PHASE_DIAGNOSTICS, phase_diagnostics(w));
+        PHASE(w, EDDY_PHASE_DIAGNOSTICS, eddy_phase_diagnostics(w));
         w->frame += 1;
         w->stepped = true;
         w->hash_valid = false;
-        if (w->def.hash_every_step) PHASE(w, EDDY_PHASE_HASH, world_hash_compute(w));
+        if (w->def.hash_every_step) PHASE(w, EDDY_PHASE_HASH, eddy_world_hash_compute(w));
         EDDY_DEBUG_ASSERT(state_finite(&w->vortons) && state_finite(&w->tracers));
-        EDDY_DEBUG_ASSERT(fpenv_is(w->tasks.fp_canonical));
+        EDDY_DEBUG_ASSERT(eddy_fpenv_is(w->tasks.fp_canonical));
     }
     w->profile.step_ms = eddy_now_ms() - t0;
-    fpenv_set(caller_mode);
+    eddy_fpenv_set(caller_mode);
     if (!ok) {
-        world_set_error(w, "!out of memory during step %lld; the world is unusable",
+        eddy_world_set_error(w, "!out of memory during step %lld; the world is unusable",
                         (long long)w->frame + 1);
         return EDDY_ERROR_OUT_OF_MEMORY;
     }

@@ -103,7 +103,7 @@ static eddy_status check_versions(const eddy_replay_fingerprint *r, const eddy_r
     };
     for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k)
         if (v[k].recorded != v[k].current)
-            return replay_fail(message, size, EDDY_ERROR_VERSION,
+            return eddy_replay_fail(message, size, EDDY_ERROR_VERSION,
                                "recorded with %s version %u; this build has version %u", v[k].name,
                                (unsigned)v[k].recorded, (unsigned)v[k].current);
     return EDDY_OK;
@@ -114,16 +114,16 @@ static const uint32_t k_breaking_flags = EDDY_BUILD_FAST_MATH | EDDY_BUILD_EXCES
 static eddy_status check_fp(const eddy_replay_fingerprint *r, const eddy_replay_fingerprint *c,
                             char *message, size_t size) {
     if (r->fp_model != c->fp_model)
-        return replay_fail(message, size, EDDY_ERROR_FINGERPRINT,
+        return eddy_replay_fail(message, size, EDDY_ERROR_FINGERPRINT,
                            "recorded with floating-point model %u; this build implements model %u",
                            (unsigned)r->fp_model, (unsigned)c->fp_model);
     if (r->build_flags & k_breaking_flags)
-        return replay_fail(message, size, EDDY_ERROR_FINGERPRINT,
+        return eddy_replay_fail(message, size, EDDY_ERROR_FINGERPRINT,
                            "recorded by a build with %s, whose results are not reproducible",
                            (r->build_flags & EDDY_BUILD_FAST_MATH) ? "fast-math"
                                                                    : "excess float precision");
     if (c->build_flags & k_breaking_flags)
-        return replay_fail(message, size, EDDY_ERROR_FINGERPRINT,
+        return eddy_replay_fail(message, size, EDDY_ERROR_FINGERPRINT,
                            "this build uses fast-math or excess float precision and cannot "
                            "reproduce any recording");
     return EDDY_OK;
@@ -167,7 +167,7 @@ static bool soft_differences(const eddy_replay_fingerprint *r, const eddy_replay
     return any;
 }
 
-eddy_status fingerprint_check(const eddy_replay_fingerprint *recorded, bool strict, char *message,
+eddy_status eddy_fingerprint_check(const eddy_replay_fingerprint *recorded, bool strict, char *message,
                               size_t message_size, char *warnings, size_t warnings_size) {
     const eddy_replay_fingerprint current = eddy_replay_fingerprint_current(recorded->flush_denormals);
     eddy_status s = check_versions(recorded, &current, message, message_size);
@@ -176,7 +176,7 @@ eddy_status fingerprint_check(const eddy_replay_fingerprint *recorded, bool stri
     char soft[256] = "";
     if (!soft_differences(recorded, &current, soft, sizeof soft)) return EDDY_OK;
     if (strict)
-        return replay_fail(message, message_size, EDDY_ERROR_FINGERPRINT,
+        return eddy_replay_fail(message, message_size, EDDY_ERROR_FINGERPRINT,
                            "strict fingerprint check: %s", soft);
     note(warnings, warnings_size, "%s", soft);
     return EDDY_OK;

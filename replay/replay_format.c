@@ -8,9 +8,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-uint64_t replay_xxh3(const void *data, size_t size) { return XXH3_64bits(data, size); }
+uint64_t eddy_replay_xxh3(const void *data, size_t size) { return XXH3_64bits(data, size); }
 
-void replay_message(char *message, size_t size, const char *fmt, ...) {
+void eddy_replay_message(char *message, size_t size, const char *fmt, ...) {
     if (!message || size == 0) return;
     va_list ap;
     va_start(ap, fmt);
@@ -18,7 +18,7 @@ void replay_message(char *message, size_t size, const char *fmt, ...) {
     va_end(ap);
 }
 
-eddy_status replay_fail(char *message, size_t size, eddy_status status, const char *fmt, ...) {
+eddy_status eddy_replay_fail(char *message, size_t size, eddy_status status, const char *fmt, ...) {
     if (message && size > 0) {
         va_list ap;
         va_start(ap, fmt);
@@ -41,7 +41,7 @@ static size_t frame_begin(put_buffer *p, uint32_t tag, size_t payload) {
 /* Appends the self-hash of the payload written since start. */
 static bool frame_end(put_buffer *p, size_t start, size_t payload) {
     if (p->failed) return false;
-    put64(p, replay_xxh3(p->b->data + start, p->b->size - start));
+    put64(p, eddy_replay_xxh3(p->b->data + start, p->b->size - start));
     return !p->failed && p->b->size - start == payload;
 }
 
@@ -53,7 +53,7 @@ static void put_string(put_buffer *p, const char *s, size_t field) {
     put_raw(p, buf, field);
 }
 
-bool file_header_put(eddy_bytes *out, const file_header *h) {
+bool eddy_file_header_put(eddy_bytes *out, const file_header *h) {
     put_buffer p = {out, false};
     const eddy_replay_fingerprint *f = &h->fingerprint;
     size_t start = frame_begin(&p, TAG_FILE_HEADER, FILE_HEADER_PAYLOAD);
@@ -76,7 +76,7 @@ bool file_header_put(eddy_bytes *out, const file_header *h) {
     return frame_end(&p, start, FILE_HEADER_PAYLOAD);
 }
 
-bool record_header_put(eddy_bytes *out, const record_header *h) {
+bool eddy_record_header_put(eddy_bytes *out, const record_header *h) {
     put_buffer p = {out, false};
     size_t start = frame_begin(&p, TAG_RECORD_HEADER, RECORD_HEADER_PAYLOAD);
     put32(&p, h->kind);
@@ -90,7 +90,7 @@ bool record_header_put(eddy_bytes *out, const record_header *h) {
     return frame_end(&p, start, RECORD_HEADER_PAYLOAD);
 }
 
-bool index_put(eddy_bytes *out, const index_entry *entries, uint32_t count) {
+bool eddy_index_put(eddy_bytes *out, const index_entry *entries, uint32_t count) {
     put_buffer p = {out, false};
     const size_t payload = 16 + (size_t)count * INDEX_ENTRY_BYTES;
     size_t start = frame_begin(&p, TAG_INDEX, payload);
@@ -105,7 +105,7 @@ bool index_put(eddy_bytes *out, const index_entry *entries, uint32_t count) {
     return frame_end(&p, start, payload);
 }
 
-bool footer_put(eddy_bytes *out, const footer *f) {
+bool eddy_footer_put(eddy_bytes *out, const footer *f) {
     put_buffer p = {out, false};
     size_t start = frame_begin(&p, TAG_FOOTER, FOOTER_PAYLOAD);
     put32(&p, f->record_count);
@@ -116,7 +116,7 @@ bool footer_put(eddy_bytes *out, const footer *f) {
 }
 
 /* ---------------------------------------------------------------- checking */
-uint32_t skippable_tag(const uint8_t *p, size_t avail) {
+uint32_t eddy_skippable_tag(const uint8_t *p, size_t avail) {
     if (avail < SKIP_HEADER_BYTES + 4 || le32(p) != REPLAY_SKIPPABLE_MAGIC) return 0;
     return le32(p + SKIP_HEADER_BYTES);
 }
@@ -130,31 +130,31 @@ static const char *tag_text(uint32_t tag, char buf[5]) {
     return buf;
 }
 
-eddy_status skippable_check(const uint8_t *p, size_t avail, uint32_t tag, size_t expected_payload,
+eddy_status eddy_skippable_check(const uint8_t *p, size_t avail, uint32_t tag, size_t expected_payload,
                             size_t *frame_bytes, const char *what, char *message, size_t size) {
     char a[5], b[5];
     if (avail < SKIP_HEADER_BYTES)
-        return replay_fail(message, size, EDDY_ERROR_TRUNCATED, "%s: cut short in its frame header",
+        return eddy_replay_fail(message, size, EDDY_ERROR_TRUNCATED, "%s: cut short in its frame header",
                            what);
     if (le32(p) != REPLAY_SKIPPABLE_MAGIC)
-        return replay_fail(message, size, EDDY_ERROR_CORRUPT,
+        return eddy_replay_fail(message, size, EDDY_ERROR_CORRUPT,
                            "%s: bad frame magic 0x%08x (expected 0x%08x)", what, (unsigned)le32(p),
                            (unsigned)REPLAY_SKIPPABLE_MAGIC);
     const size_t payload = le32(p + 4);
     if (payload < 12 || (expected_payload != 0 && payload != expected_payload))
-        return replay_fail(message, size, EDDY_ERROR_CORRUPT, "%s: payload of %zu bytes (expected %zu)",
+        return eddy_replay_fail(message, size, EDDY_ERROR_CORRUPT, "%s: payload of %zu bytes (expected %zu)",
                            what, payload, expected_payload);
     if (payload > avail - SKIP_HEADER_BYTES)
-        return replay_fail(message, size, EDDY_ERROR_TRUNCATED,
+        return eddy_replay_fail(message, size, EDDY_ERROR_TRUNCATED,
                            "%s: cut short (%zu of %zu payload bytes present)", what,
                            avail - SKIP_HEADER_BYTES, payload);
     const uint8_t *q = p + SKIP_HEADER_BYTES;
     if (le32(q) != tag)
-        return replay_fail(message, size, EDDY_ERROR_CORRUPT, "%s: tag '%s' (expected '%s')", what,
+        return eddy_replay_fail(message, size, EDDY_ERROR_CORRUPT, "%s: tag '%s' (expected '%s')", what,
                            tag_text(le32(q), a), tag_text(tag, b));
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-    if (le64(q + payload - 8) != replay_xxh3(q, payload - 8))
-        return replay_fail(message, size, EDDY_ERROR_CORRUPT, "%s: checksum mismatch", what);
+    if (le64(q + payload - 8) != eddy_replay_xxh3(q, payload - 8))
+        return eddy_replay_fail(message, size, EDDY_ERROR_CORRUPT, "%s: checksum mismatch", what);
 #endif
     *frame_bytes = SKIP_HEADER_BYTES + payload;
     return EDDY_OK;
@@ -176,16 +176,16 @@ static eddy_status header_version(const uint8_t *p, size_t avail, char *message,
     static const uint8_t magic[4] = {0x55, 0x2A, 0x4D, 0x18};
     size_t have = avail < 4 ? avail : 4;
     if (have > 0 && memcmp(p, magic, have) != 0)
-        return replay_fail(message, size, EDDY_ERROR_CORRUPT,
+        return eddy_replay_fail(message, size, EDDY_ERROR_CORRUPT,
                            "not an eddy replay (the file does not start with its header frame)");
     if (avail < SKIP_HEADER_BYTES + 8)
-        return replay_fail(message, size, EDDY_ERROR_TRUNCATED,
+        return eddy_replay_fail(message, size, EDDY_ERROR_TRUNCATED,
                            "file cut short in its header (%zu bytes)", avail);
     if (le32(p + SKIP_HEADER_BYTES) != TAG_FILE_HEADER)
-        return replay_fail(message, size, EDDY_ERROR_CORRUPT, "not an eddy replay (bad header tag)");
+        return eddy_replay_fail(message, size, EDDY_ERROR_CORRUPT, "not an eddy replay (bad header tag)");
     uint32_t version = le32(p + SKIP_HEADER_BYTES + 4);
     if (version != EDDY_REPLAY_FORMAT_VERSION)
-        return replay_fail(message, size, EDDY_ERROR_VERSION,
+        return eddy_replay_fail(message, size, EDDY_ERROR_VERSION,
                            "replay format version %u; this build reads version %d", (unsigned)version,
                            EDDY_REPLAY_FORMAT_VERSION);
     return EDDY_OK;
@@ -216,27 +216,27 @@ static bool header_fields(const uint8_t *q, file_header *h) {
     return ok;
 }
 
-eddy_status file_header_get(const uint8_t *frame, size_t avail, file_header *h, char *message,
+eddy_status eddy_file_header_get(const uint8_t *frame, size_t avail, file_header *h, char *message,
                             size_t size) {
     eddy_status s = header_version(frame, avail, message, size);
     if (s != EDDY_OK) return s;
     size_t bytes;
-    s = skippable_check(frame, avail, TAG_FILE_HEADER, FILE_HEADER_PAYLOAD, &bytes, "file header",
+    s = eddy_skippable_check(frame, avail, TAG_FILE_HEADER, FILE_HEADER_PAYLOAD, &bytes, "file header",
                         message, size);
     if (s != EDDY_OK) return s;
     const uint8_t *q = frame + SKIP_HEADER_BYTES;
     if (!header_fields(q, h))
-        return replay_fail(message, size, EDDY_ERROR_CORRUPT,
+        return eddy_replay_fail(message, size, EDDY_ERROR_CORRUPT,
                            "file header: a text field or flag is malformed");
     if (h->frames_per_chunk < 1 || h->frames_per_chunk > MAX_FRAMES_PER_CHUNK ||
         (h->flags & ~(uint32_t)HEADER_FLAG_BLOCK_HASHES) != 0 || h->first_frame < 0 ||
         h->first_frame >= INT32_MAX || h->keyframe_interval > INT32_MAX)
-        return replay_fail(message, size, EDDY_ERROR_CORRUPT,
+        return eddy_replay_fail(message, size, EDDY_ERROR_CORRUPT,
                            "file header: recorder settings out of range");
     return EDDY_OK;
 }
 
-void record_header_get(const uint8_t *frame, record_header *h) {
+void eddy_record_header_get(const uint8_t *frame, record_header *h) {
     const uint8_t *q = frame + SKIP_HEADER_BYTES;
     h->kind = le32(q + 4);
     h->sequence = le32(q + 8);
@@ -248,7 +248,7 @@ void record_header_get(const uint8_t *frame, record_header *h) {
     h->prefix_hash = le64(q + 48);
 }
 
-void footer_get(const uint8_t *frame, footer *f) {
+void eddy_footer_get(const uint8_t *frame, footer *f) {
     const uint8_t *q = frame + SKIP_HEADER_BYTES;
     f->record_count = le32(q + 4);
     f->last_frame = (int64_t)le64(q + 8);
@@ -256,9 +256,9 @@ void footer_get(const uint8_t *frame, footer *f) {
     f->file_hash = le64(q + 24);
 }
 
-uint32_t index_count(const uint8_t *frame) { return le32(frame + SKIP_HEADER_BYTES + 4); }
+uint32_t eddy_index_count(const uint8_t *frame) { return le32(frame + SKIP_HEADER_BYTES + 4); }
 
-void index_entry_get(const uint8_t *frame, uint32_t k, index_entry *e) {
+void eddy_index_entry_get(const uint8_t *frame, uint32_t k, index_entry *e) {
     const uint8_t *q = frame + SKIP_HEADER_BYTES + 8 + (size_t)k * INDEX_ENTRY_BYTES;
     e->kind = le32(q);
     e->frame_count = le32(q + 4);

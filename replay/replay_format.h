@@ -82,41 +82,41 @@ typedef struct footer {
 } footer;
 
 /* Messages: snprintf into a caller buffer, tolerant of NULL/0. */
-void replay_message(char *message, size_t size, const char *fmt, ...)
+void eddy_replay_message(char *message, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-eddy_status replay_fail(char *message, size_t size, eddy_status status, const char *fmt, ...)
+eddy_status eddy_replay_fail(char *message, size_t size, eddy_status status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-uint64_t replay_xxh3(const void *data, size_t size);
+uint64_t eddy_replay_xxh3(const void *data, size_t size);
 
 /* Encoders: append one complete skippable frame. false: out of memory. */
-bool file_header_put(eddy_bytes *out, const file_header *h);
-bool record_header_put(eddy_bytes *out, const record_header *h);
-bool index_put(eddy_bytes *out, const index_entry *entries, uint32_t count);
-bool footer_put(eddy_bytes *out, const footer *f);
+bool eddy_file_header_put(eddy_bytes *out, const file_header *h);
+bool eddy_record_header_put(eddy_bytes *out, const record_header *h);
+bool eddy_index_put(eddy_bytes *out, const index_entry *entries, uint32_t count);
+bool eddy_footer_put(eddy_bytes *out, const footer *f);
 
 /* Check the skippable frame at p (avail bytes): magic, payload size, tag and
  * self-hash. Returns EDDY_OK with *frame_bytes set, EDDY_ERROR_TRUNCATED if
  * avail is too short for it, EDDY_ERROR_CORRUPT otherwise. expected_payload
  * 0 means any size (index). */
-eddy_status skippable_check(const uint8_t *p, size_t avail, uint32_t tag, size_t expected_payload,
+eddy_status eddy_skippable_check(const uint8_t *p, size_t avail, uint32_t tag, size_t expected_payload,
                             size_t *frame_bytes, const char *what, char *message, size_t size);
 /* Tag of the skippable frame at p, or 0 if it is not an eddy frame. */
-uint32_t skippable_tag(const uint8_t *p, size_t avail);
+uint32_t eddy_skippable_tag(const uint8_t *p, size_t avail);
 
-/* Decoders of checked frames (skippable_check passed). */
-eddy_status file_header_get(const uint8_t *frame, size_t avail, file_header *h, char *message,
+/* Decoders of checked frames (eddy_skippable_check passed). */
+eddy_status eddy_file_header_get(const uint8_t *frame, size_t avail, file_header *h, char *message,
                             size_t size);
-void record_header_get(const uint8_t *frame, record_header *h);
-void footer_get(const uint8_t *frame, footer *f);
+void eddy_record_header_get(const uint8_t *frame, record_header *h);
+void eddy_footer_get(const uint8_t *frame, footer *f);
 /* Entry k of a checked index frame. */
-uint32_t index_count(const uint8_t *frame);
-void index_entry_get(const uint8_t *frame, uint32_t k, index_entry *e);
+uint32_t eddy_index_count(const uint8_t *frame);
+void eddy_index_entry_get(const uint8_t *frame, uint32_t k, index_entry *e);
 
 /* Fingerprint policy (replay_fingerprint.c): EDDY_OK if a recording made
  * with recorded can be played by this build; VERSION or FINGERPRINT with a
  * message otherwise. Accepted differences are described in warnings. */
-eddy_status fingerprint_check(const eddy_replay_fingerprint *recorded, bool strict, char *message,
+eddy_status eddy_fingerprint_check(const eddy_replay_fingerprint *recorded, bool strict, char *message,
                               size_t message_size, char *warnings, size_t warnings_size);
 
 #endif

@@ -13,17 +13,17 @@
 #include <unistd.h>
 
 /* ---------------------------------------------------------------- file sink */
-eddy_status file_sink_open(file_sink *sink, const char *path, bool sync, char *message,
+eddy_status eddy_file_sink_open(file_sink *sink, const char *path, bool sync, char *message,
                            size_t size) {
     sink->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     sink->sync = sync;
     if (sink->fd < 0)
-        return replay_fail(message, size, EDDY_ERROR_IO, "cannot create %s: %s", path,
+        return eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot create %s: %s", path,
                            strerror(errno));
     return EDDY_OK;
 }
 
-eddy_status file_sink_write(const void *data, size_t size, void *context) {
+eddy_status eddy_file_sink_write(const void *data, size_t size, void *context) {
     file_sink *sink = context;
     const uint8_t *p = data;
     while (size > 0) {
@@ -36,13 +36,13 @@ eddy_status file_sink_write(const void *data, size_t size, void *context) {
     return EDDY_OK;
 }
 
-eddy_status file_sink_flush(void *context) {
+eddy_status eddy_file_sink_flush(void *context) {
     file_sink *sink = context;
     if (sink->sync && fsync(sink->fd) != 0) return EDDY_ERROR_IO;
     return EDDY_OK;
 }
 
-eddy_status file_sink_close(file_sink *sink) {
+eddy_status eddy_file_sink_close(file_sink *sink) {
     if (sink->fd < 0) return EDDY_OK;
     int r = close(sink->fd);
     sink->fd = -1;
@@ -50,25 +50,25 @@ eddy_status file_sink_close(file_sink *sink) {
 }
 
 /* ---------------------------------------------------------------- memory sink */
-eddy_status memory_sink_write(const void *data, size_t size, void *context) {
+eddy_status eddy_memory_sink_write(const void *data, size_t size, void *context) {
     return bytes_append(context, data, size) ? EDDY_OK : EDDY_ERROR_OUT_OF_MEMORY;
 }
 
 /* ---------------------------------------------------------------- sources */
-eddy_status read_all(eddy_replay_read_fn *read, void *context, eddy_bytes *out, char *message,
+eddy_status eddy_read_all(eddy_replay_read_fn *read, void *context, eddy_bytes *out, char *message,
                      size_t size) {
     for (;;) {
         if (!bytes_reserve(out, 1 << 16))
-            return replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY,
+            return eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY,
                                "out of memory reading the replay (%zu bytes so far)", out->size);
         size_t got = 0;
         eddy_status s = read(out->data + out->size, out->capacity - out->size, &got, context);
         if (s != EDDY_OK)
-            return replay_fail(message, size, s, "read failed after %zu bytes (%s)", out->size,
+            return eddy_replay_fail(message, size, s, "read failed after %zu bytes (%s)", out->size,
                                eddy_status_name(s));
         if (got == 0) return EDDY_OK;
         if (got > out->capacity - out->size)
-            return replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT,
+            return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT,
                                "read callback reported more bytes than it was given room for");
         out->size += got;
     }
@@ -85,22 +85,22 @@ static eddy_status fd_read(void *buffer, size_t capacity, size_t *got, void *con
     }
 }
 
-eddy_status read_file(const char *path, eddy_bytes *out, char *message, size_t size) {
+eddy_status eddy_read_file(const char *path, eddy_bytes *out, char *message, size_t size) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return replay_fail(message, size, EDDY_ERROR_IO, "cannot open %s: %s", path,
+        return eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot open %s: %s", path,
                            strerror(errno));
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         close(fd);
-        return replay_fail(message, size, EDDY_ERROR_IO, "%s is a directory", path);
+        return eddy_replay_fail(message, size, EDDY_ERROR_IO, "%s is a directory", path);
     }
     if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2)
         bytes_reserve(out, (size_t)st.st_size + 1);
-    eddy_status s = read_all(fd_read, &fd, out, message, size);
+    eddy_status s = eddy_read_all(fd_read, &fd, out, message, size);
     close(fd);
     if (s == EDDY_ERROR_IO)
-        return replay_fail(message, size, EDDY_ERROR_IO, "cannot read %s: %s", path,
+        return eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot read %s: %s", path,
                            strerror(errno));
     return s;
 }

@@ -58,10 +58,10 @@ static eddy_status error(eddy_player *p, eddy_status s, const char *fmt, ...) {
 /* ---------------------------------------------------------------- open */
 static eddy_status open_parsed(eddy_player *p, const eddy_player_def *def, eddy_player **out,
                                char *message, size_t size) {
-    eddy_status s = replay_file_parse(&p->file, def->strict_fingerprint, message, size);
+    eddy_status s = eddy_replay_file_parse(&p->file, def->strict_fingerprint, message, size);
     p->inputs = eddy_input_storage_create();
     if (!p->inputs && (s == EDDY_OK || s == EDDY_ERROR_TRUNCATED))
-        s = replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+        s = eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
     const bool playable = (s == EDDY_OK || s == EDDY_ERROR_TRUNCATED) && p->file.world != NULL;
     if (!playable) {
         eddy_player_close(p);
@@ -80,12 +80,12 @@ static eddy_player *player_alloc(const eddy_player_def *def) {
 
 static eddy_status open_prologue(const eddy_player_def **def, eddy_player **out, char *message,
                                  size_t size, const eddy_player_def *defaults) {
-    replay_message(message, size, "%s", "");
-    if (!out) return replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "out is NULL");
+    eddy_replay_message(message, size, "%s", "");
+    if (!out) return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!*def) *def = defaults;
     if ((*def)->internal_value != PLAYER_COOKIE)
-        return replay_fail(message, size, EDDY_ERROR_INVALID_DEF,
+        return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_DEF,
                            "player def was not initialised with eddy_player_def_default()");
     return EDDY_OK;
 }
@@ -96,11 +96,11 @@ eddy_status eddy_player_open_memory(const void *data, size_t data_size, const ed
     eddy_status s = open_prologue(&def, out, message, size, &defaults);
     if (s != EDDY_OK) return s;
     if (!data && data_size > 0)
-        return replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "data is NULL");
+        return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "data is NULL");
     eddy_player *p = player_alloc(def);
     if (!p || !bytes_append(&p->file.bytes, data, data_size)) {
         eddy_player_close(p);
-        return replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+        return eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     return open_parsed(p, def, out, message, size);
 }
@@ -111,10 +111,10 @@ eddy_status eddy_player_open_read(eddy_replay_read_fn *read, void *context,
     const eddy_player_def defaults = eddy_player_def_default();
     eddy_status s = open_prologue(&def, out, message, size, &defaults);
     if (s != EDDY_OK) return s;
-    if (!read) return replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "read is NULL");
+    if (!read) return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "read is NULL");
     eddy_player *p = player_alloc(def);
-    if (!p) return replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
-    s = read_all(read, context, &p->file.bytes, message, size);
+    if (!p) return eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+    s = eddy_read_all(read, context, &p->file.bytes, message, size);
     if (s != EDDY_OK) {
         eddy_player_close(p);
         return s;
@@ -127,10 +127,10 @@ eddy_status eddy_player_open_file(const char *path, const eddy_player_def *def, 
     const eddy_player_def defaults = eddy_player_def_default();
     eddy_status s = open_prologue(&def, out, message, size, &defaults);
     if (s != EDDY_OK) return s;
-    if (!path) return replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "path is NULL");
+    if (!path) return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "path is NULL");
     eddy_player *p = player_alloc(def);
-    if (!p) return replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
-    s = read_file(path, &p->file.bytes, message, size);
+    if (!p) return eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+    s = eddy_read_file(path, &p->file.bytes, message, size);
     if (s != EDDY_OK) {
         eddy_player_close(p);
         return s;
@@ -144,7 +144,7 @@ void eddy_player_close(eddy_player *p) {
     eddy_world_destroy(p->probe);
     eddy_input_storage_destroy(p->inputs);
     eddy_bytes_free(&p->scratch);
-    replay_file_free(&p->file);
+    eddy_replay_file_free(&p->file);
     free(p);
 }
 
@@ -232,7 +232,7 @@ static const uint8_t *blocks_at(const eddy_player *p, int64_t frame) {
 int eddy_player_recorded_block_hashes(const eddy_player *p, int64_t frame, eddy_component c,
                                       uint64_t *out, int capacity) {
     if (!p || (!out && capacity > 0)) return -1;
-    return replay_blocks_get(blocks_at(p, frame), (int)c, out, capacity);
+    return eddy_replay_blocks_get(blocks_at(p, frame), (int)c, out, capacity);
 }
 
 eddy_status eddy_player_recorded_input(eddy_player *p, int64_t frame, const eddy_input **out) {
@@ -275,14 +275,14 @@ static int recorded_blocks(eddy_player *p, int64_t frame, int c, uint64_t **out)
     *out = NULL;
     const uint8_t *blocks = blocks_at(p, frame);
     if (blocks) {
-        int n = replay_blocks_get(blocks, c, NULL, 0);
+        int n = eddy_replay_blocks_get(blocks, c, NULL, 0);
         *out = malloc(((size_t)n + 1) * sizeof **out);
-        return *out ? replay_blocks_get(blocks, c, *out, n) : -1;
+        return *out ? eddy_replay_blocks_get(blocks, c, *out, n) : -1;
     }
     const int k = keyframe_at(p, frame);
     if (k < 0) return -1;
     if (!p->probe && create_world(p, 1, false, &p->probe) != EDDY_OK) return -1;
-    if (replay_keyframe_load(&p->file, k, &p->scratch, NULL, 0) != EDDY_OK ||
+    if (eddy_replay_keyframe_load(&p->file, k, &p->scratch, NULL, 0) != EDDY_OK ||
         eddy_world_restore(p->probe, p->scratch.data, p->scratch.size, NULL, 0) != EDDY_OK)
         return -1;
     int n = eddy_world_block_hashes(p->probe, (eddy_component)c, NULL, 0);
@@ -374,7 +374,7 @@ static eddy_status restore_start(eddy_player *p, int k, eddy_divergence *d) {
         s = restore(p, p->world, p->file.snapshot, p->file.snapshot_size, "initial snapshot");
     } else {
         char why[256];
-        s = replay_keyframe_load(&p->file, k, &p->scratch, why, sizeof why);
+        s = eddy_replay_keyframe_load(&p->file, k, &p->scratch, why, sizeof why);
         if (s != EDDY_OK) return error(p, s, "%s", why);
         s = restore(p, p->world, p->scratch.data, p->scratch.size, "keyframe");
     }
@@ -420,12 +420,12 @@ eddy_status eddy_player_verify(eddy_player *p, eddy_divergence *d, eddy_replay_p
 static int compare_blocks(const eddy_player *a, const eddy_player *b, int64_t frame, int c) {
     const uint8_t *ba = blocks_at(a, frame), *bb = blocks_at(b, frame);
     if (!ba || !bb) return -1;
-    const int na = replay_blocks_get(ba, c, NULL, 0), nb = replay_blocks_get(bb, c, NULL, 0);
+    const int na = eddy_replay_blocks_get(ba, c, NULL, 0), nb = eddy_replay_blocks_get(bb, c, NULL, 0);
     uint64_t *ha = malloc(((size_t)na + 1) * sizeof *ha), *hb = malloc(((size_t)nb + 1) * sizeof *hb);
     int block = -1;
     if (ha && hb) {
-        replay_blocks_get(ba, c, ha, na);
-        replay_blocks_get(bb, c, hb, nb);
+        eddy_replay_blocks_get(ba, c, ha, na);
+        eddy_replay_blocks_get(bb, c, hb, nb);
         block = first_block_difference(ha, na, hb, nb);
     }
     free(ha);

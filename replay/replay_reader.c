@@ -99,7 +99,7 @@ static eddy_status corrupt(scan *s, const char *fmt, ...) {
 static eddy_status cut_short(scan *s, const char *what) {
     if (s->complete) return corrupt(s, "%s runs past the seek index", what);
     s->stopped = true;
-    replay_message(s->message, s->message_size,
+    eddy_replay_message(s->message, s->message_size,
                    "file cut short: %s at byte %zu is incomplete (%zu of the file's %zu bytes "
                    "verified)", what, s->pos, s->pos, s->size);
     return EDDY_OK;
@@ -114,10 +114,10 @@ static eddy_status find_index(scan *s) {
     const size_t at = (size_t)s->foot.index_offset;
     size_t bytes = 0;
     char why[160];
-    if (skippable_check(s->data + at, foot_at - at, TAG_INDEX, 0, &bytes, "seek index", why,
+    if (eddy_skippable_check(s->data + at, foot_at - at, TAG_INDEX, 0, &bytes, "seek index", why,
                         sizeof why) != EDDY_OK)
         return corrupt(s, "%s", why);
-    const uint32_t count = index_count(s->data + at);
+    const uint32_t count = eddy_index_count(s->data + at);
     if (bytes != foot_at - at || bytes != SKIP_HEADER_BYTES + 16 + (size_t)count * INDEX_ENTRY_BYTES)
         return corrupt(s, "the seek index's size does not match its %u entries", (unsigned)count);
     s->index = s->data + at;
@@ -132,12 +132,12 @@ static eddy_status find_footer(scan *s) {
     if (s->size < FILE_HEADER_FRAME + FOOTER_FRAME) return EDDY_OK;
     const uint8_t *p = s->data + s->size - FOOTER_FRAME;
     size_t bytes;
-    if (skippable_check(p, FOOTER_FRAME, TAG_FOOTER, FOOTER_PAYLOAD, &bytes, "footer", NULL, 0) !=
+    if (eddy_skippable_check(p, FOOTER_FRAME, TAG_FOOTER, FOOTER_PAYLOAD, &bytes, "footer", NULL, 0) !=
         EDDY_OK)
         return EDDY_OK; /* no valid footer: read as cut short */
     s->complete = true;
-    footer_get(p, &s->foot);
-    if (CHECKSUM_MISMATCH(replay_xxh3(s->data, s->size - FOOTER_FRAME), s->foot.file_hash))
+    eddy_footer_get(p, &s->foot);
+    if (CHECKSUM_MISMATCH(eddy_replay_xxh3(s->data, s->size - FOOTER_FRAME), s->foot.file_hash))
         return corrupt(s, "whole-file checksum mismatch (the file was damaged after it was written)");
     return find_index(s);
 }
@@ -164,7 +164,7 @@ static eddy_status zframe_check(scan *s, const record_header *h, const uint8_t *
 static eddy_status decompress(scan *s, const record_header *h, const uint8_t *z, uint8_t **out) {
     const size_t n = (size_t)h->content_size;
     *out = malloc(n > 0 ? n : 1);
-    if (!*out) return replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY,
+    if (!*out) return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY,
                                   "out of memory for a record of %zu bytes", n);
     size_t got = ZSTD_decompressDCtx(s->f->dctx, *out, n, z, (size_t)h->compressed_size);
     if (ZSTD_isError(got) || got != n) {
@@ -216,7 +216,7 @@ static eddy_status parse_world(scan *s, uint8_t *content, size_t size) {
     char why[200];
     eddy_status st = eddy_world_def_decode(f->def, f->def_size, &def, why, sizeof why);
     if (st == EDDY_ERROR_VERSION)
-        return replay_fail(s->message, s->message_size, st, "%s", why);
+        return eddy_replay_fail(s->message, s->message_size, st, "%s", why);
     if (st != EDDY_OK) return corrupt(s, "%s", why);
     if (def.flush_denormals != f->header.fingerprint.flush_denormals)
         return corrupt(s, "the definition's flush policy disagrees with the fingerprint");
@@ -235,10 +235,10 @@ static eddy_status parse_frame(scan *s, cursor *c, int64_t frame) {
     const eddy_input *in;
     char why[200];
     eddy_status st = eddy_input_decode(e.input, e.input_size, s->inputs, &in, why, sizeof why);
-    if (st == EDDY_ERROR_VERSION) return replay_fail(s->message, s->message_size, st, "%s", why);
+    if (st == EDDY_ERROR_VERSION) return eddy_replay_fail(s->message, s->message_size, st, "%s", why);
     if (st != EDDY_OK) return corrupt(s, "frame %lld: %s", (long long)frame, why);
     if (!grow((void **)&f->frames, &f->frame_capacity, f->frame_count + 1, sizeof e))
-        return replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+        return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
     f->frames[f->frame_count++] = e;
     return EDDY_OK;
 }
@@ -247,7 +247,7 @@ static eddy_status parse_chunk(scan *s, const record_header *h, uint8_t *content
     replay_file *f = s->f;
     if (!grow_int((void **)&f->chunks, &f->chunk_capacity, f->chunk_count + 1, sizeof(uint8_t *))) {
         free(content);
-        return replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+        return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     f->chunks[f->chunk_count++] = content; /* owned from here on */
     cursor c = {content, (size_t)h->content_size, 0, false};
@@ -307,7 +307,7 @@ static eddy_status add_keyframe(scan *s, const record_header *h, const uint8_t *
     replay_file *f = s->f;
     if (!grow_int((void **)&f->keyframes, &f->keyframe_capacity, f->keyframe_count + 1,
                   sizeof(keyframe_entry)))
-        return replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+        return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
     keyframe_entry *k = &f->keyframes[f->keyframe_count++];
     k->frame = h->first_frame;
     k->zframe = z;
@@ -342,16 +342,16 @@ static eddy_status read_record(scan *s) {
     if (avail < SKIP_HEADER_BYTES ||
         (le32(p) == REPLAY_SKIPPABLE_MAGIC && le32(p + 4) > avail - SKIP_HEADER_BYTES))
         return cut_short(s, "a frame");
-    if (!s->complete && skippable_tag(p, avail) == TAG_INDEX)
+    if (!s->complete && eddy_skippable_tag(p, avail) == TAG_INDEX)
         return cut_short(s, "the seek index (the footer is missing or damaged)");
     size_t bytes;
     char why[160];
-    eddy_status st = skippable_check(p, avail, TAG_RECORD_HEADER, RECORD_HEADER_PAYLOAD, &bytes,
+    eddy_status st = eddy_skippable_check(p, avail, TAG_RECORD_HEADER, RECORD_HEADER_PAYLOAD, &bytes,
                                      "record header", why, sizeof why);
     if (st == EDDY_ERROR_TRUNCATED) return cut_short(s, "a record header");
     if (st != EDDY_OK) return corrupt(s, "%s", why);
     record_header h;
-    record_header_get(p, &h);
+    eddy_record_header_get(p, &h);
     if (CHECKSUM_MISMATCH(h.prefix_hash, XXH3_64bits_digest(&s->prefix)))
         return corrupt(s, "the bytes before record %u are not the ones it was written after",
                        (unsigned)h.sequence);
@@ -359,7 +359,7 @@ static eddy_status read_record(scan *s) {
     if (st != EDDY_OK) return st;
     if (h.compressed_size > avail - RECORD_HEADER_FRAME) return cut_short(s, "a record");
     const uint8_t *z = p + RECORD_HEADER_FRAME;
-    if (CHECKSUM_MISMATCH(replay_xxh3(z, (size_t)h.compressed_size), h.frame_hash))
+    if (CHECKSUM_MISMATCH(eddy_replay_xxh3(z, (size_t)h.compressed_size), h.frame_hash))
         return corrupt(s, "record %u: checksum mismatch", (unsigned)h.sequence);
     st = zframe_check(s, &h, z);
     if (st == EDDY_OK) st = record_contents(s, &h, z);
@@ -375,7 +375,7 @@ static eddy_status read_record(scan *s) {
 
 /* ---------------------------------------------------------------- index */
 static eddy_status check_index(scan *s) {
-    const uint32_t n = index_count(s->index);
+    const uint32_t n = eddy_index_count(s->index);
     if (n != s->sequence || s->foot.record_count != n ||
         s->foot.last_frame != s->f->header.first_frame + s->f->frame_count)
         return corrupt(s, "the footer and index describe %u records, the file has %u",
@@ -383,11 +383,11 @@ static eddy_status check_index(scan *s) {
     size_t offset = FILE_HEADER_FRAME;
     for (uint32_t k = 0; k < n; ++k) {
         index_entry e;
-        index_entry_get(s->index, k, &e);
+        eddy_index_entry_get(s->index, k, &e);
         record_header h;
         if (e.offset != offset || e.size < RECORD_HEADER_FRAME || e.size > s->end - offset)
             return corrupt(s, "seek index entry %u points at the wrong place", (unsigned)k);
-        record_header_get(s->data + offset, &h);
+        eddy_record_header_get(s->data + offset, &h);
         if (e.kind != h.kind || e.frame_count != h.frame_count || e.first_frame != h.first_frame ||
             e.size != RECORD_HEADER_FRAME + h.compressed_size)
             return corrupt(s, "seek index entry %u disagrees with record %u", (unsigned)k,
@@ -434,7 +434,7 @@ static eddy_status scan_records(scan *s) {
     if (s->complete && s->sequence == 0) return corrupt(s, "the file holds no records");
     if (s->complete) return check_index(s);
     if (!s->stopped) {
-        replay_message(s->message, s->message_size,
+        eddy_replay_message(s->message, s->message_size,
                        "file cut short after record %u (byte %zu): no seek index or footer",
                        (unsigned)s->sequence, s->pos);
         s->stopped = true;
@@ -442,8 +442,8 @@ static eddy_status scan_records(scan *s) {
     return EDDY_OK;
 }
 
-eddy_status replay_file_parse(replay_file *f, bool strict, char *message, size_t size) {
-    replay_message(message, size, "%s", "");
+eddy_status eddy_replay_file_parse(replay_file *f, bool strict, char *message, size_t size) {
+    eddy_replay_message(message, size, "%s", "");
     scan s;
     memset(&s, 0, sizeof s);
     s.f = f;
@@ -451,14 +451,14 @@ eddy_status replay_file_parse(replay_file *f, bool strict, char *message, size_t
     s.size = f->bytes.size;
     s.message = message;
     s.message_size = size;
-    eddy_status st = file_header_get(s.data, s.size, &f->header, message, size);
+    eddy_status st = eddy_file_header_get(s.data, s.size, &f->header, message, size);
     if (st == EDDY_OK)
-        st = fingerprint_check(&f->header.fingerprint, strict, message, size, f->info.warnings,
+        st = eddy_fingerprint_check(&f->header.fingerprint, strict, message, size, f->info.warnings,
                                sizeof f->info.warnings);
     if (st != EDDY_OK) return st;
     f->dctx = ZSTD_createDCtx();
     s.inputs = eddy_input_storage_create();
-    if (!f->dctx || !s.inputs) st = replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!f->dctx || !s.inputs) st = eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
     if (st == EDDY_OK) ZSTD_DCtx_setParameter(f->dctx, ZSTD_d_experimentalParam3, 1);
 #endif
@@ -468,7 +468,7 @@ eddy_status replay_file_parse(replay_file *f, bool strict, char *message, size_t
     if (st != EDDY_OK) return st;
     finish_info(&s);
     if (!f->world && st == EDDY_OK)
-        replay_message(message, size, "file cut short before its world record was complete "
+        eddy_replay_message(message, size, "file cut short before its world record was complete "
                                       "(%zu bytes): nothing to play", s.size);
     if (s.stopped) {
         size_t used = strlen(f->info.warnings);
@@ -478,7 +478,7 @@ eddy_status replay_file_parse(replay_file *f, bool strict, char *message, size_t
     return EDDY_OK;
 }
 
-void replay_file_free(replay_file *f) {
+void eddy_replay_file_free(replay_file *f) {
     eddy_bytes_free(&f->bytes);
     ZSTD_freeDCtx(f->dctx);
     free(f->world);
@@ -490,22 +490,22 @@ void replay_file_free(replay_file *f) {
 }
 
 /* ---------------------------------------------------------------- access */
-eddy_status replay_keyframe_load(replay_file *f, int k, eddy_bytes *out, char *message,
+eddy_status eddy_replay_keyframe_load(replay_file *f, int k, eddy_bytes *out, char *message,
                                  size_t size) {
     const keyframe_entry *e = &f->keyframes[k];
     out->size = 0;
     if (!bytes_reserve(out, e->content + 1))
-        return replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory for a keyframe");
+        return eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory for a keyframe");
     size_t got = ZSTD_decompressDCtx(f->dctx, out->data, e->content, e->zframe, e->compressed);
     if (ZSTD_isError(got) || got != e->content)
-        return replay_fail(message, size, EDDY_ERROR_CORRUPT, "keyframe at frame %lld: %s",
+        return eddy_replay_fail(message, size, EDDY_ERROR_CORRUPT, "keyframe at frame %lld: %s",
                            (long long)e->frame,
                            ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong size");
     out->size = got;
     return EDDY_OK;
 }
 
-int replay_blocks_get(const uint8_t *blocks, int component, uint64_t *out, int capacity) {
+int eddy_replay_blocks_get(const uint8_t *blocks, int component, uint64_t *out, int capacity) {
     if (!blocks || component < 0 || component >= EDDY_COMPONENT_COUNT) return -1;
     const uint8_t *p = blocks;
     for (int k = 0; k < component; ++k) p += 4 + 8 * (size_t)le32(p);

@@ -43,14 +43,14 @@ typedef struct replay_file {
  * EDDY_ERROR_TRUNCATED: f holds every complete record (f->world != NULL if
  * the world record was recovered). Anything else: refused, f unusable.
  * The message names the problem or where reading stopped. */
-eddy_status replay_file_parse(replay_file *f, bool strict, char *message, size_t size);
-void replay_file_free(replay_file *f);
+eddy_status eddy_replay_file_parse(replay_file *f, bool strict, char *message, size_t size);
+void eddy_replay_file_free(replay_file *f);
 
 /* Decompress keyframe k into out (replacing its contents). */
-eddy_status replay_keyframe_load(replay_file *f, int k, eddy_bytes *out, char *message,
+eddy_status eddy_replay_keyframe_load(replay_file *f, int k, eddy_bytes *out, char *message,
                                  size_t size);
 
 /* Block hashes of component c from a block record (see frame_entry). */
-int replay_blocks_get(const uint8_t *blocks, int component, uint64_t *out, int capacity);
+int eddy_replay_blocks_get(const uint8_t *blocks, int component, uint64_t *out, int capacity);
 
 #endif

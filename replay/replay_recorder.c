@@ -50,7 +50,7 @@ struct eddy_recorder {
     eddy_bytes frame;              /* scratch: a compressed frame */
     eddy_bytes header;             /* scratch: a record header */
     index_entry *index;
-    uint32_t index_count, index_capacity;
+    uint32_t eddy_index_count, index_capacity;
     uint64_t *blocks;
     int block_capacity;
     eddy_status failed;            /* sticky */
@@ -79,18 +79,18 @@ eddy_recorder_def eddy_recorder_def_default(void) {
 
 static eddy_status def_check(const eddy_recorder_def *d, char *message, size_t size) {
     if (d->internal_value != RECORDER_COOKIE)
-        return replay_fail(message, size, EDDY_ERROR_INVALID_DEF,
+        return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_DEF,
                            "recorder def was not initialised with eddy_recorder_def_default()");
     if (d->frames_per_chunk < 1 || d->frames_per_chunk > MAX_FRAMES_PER_CHUNK)
-        return replay_fail(message, size, EDDY_ERROR_INVALID_DEF,
+        return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_DEF,
                            "frames_per_chunk must be in [1, %d], got %d", MAX_FRAMES_PER_CHUNK,
                            d->frames_per_chunk);
     if (d->keyframe_interval < 0)
-        return replay_fail(message, size, EDDY_ERROR_INVALID_DEF,
+        return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_DEF,
                            "keyframe_interval must be >= 0 (0: no keyframes), got %d",
                            d->keyframe_interval);
     if (d->compression_level < 1 || d->compression_level > 19)
-        return replay_fail(message, size, EDDY_ERROR_INVALID_DEF,
+        return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_DEF,
                            "compression_level must be in [1, 19], got %d", d->compression_level);
     return EDDY_OK;
 }
@@ -123,14 +123,14 @@ static eddy_status flush(eddy_recorder *r) {
 }
 
 static bool index_push(eddy_recorder *r, const index_entry *e) {
-    if (r->index_count == r->index_capacity) {
+    if (r->eddy_index_count == r->index_capacity) {
         uint32_t cap = r->index_capacity ? 2 * r->index_capacity : 64;
         index_entry *p = realloc(r->index, (size_t)cap * sizeof *p);
         if (!p) return false;
         r->index = p;
         r->index_capacity = cap;
     }
-    r->index[r->index_count++] = *e;
+    r->index[r->eddy_index_count++] = *e;
     return true;
 }
 
@@ -154,12 +154,12 @@ static eddy_status write_record(eddy_recorder *r, record_kind kind, int64_t firs
     eddy_status s = compress(r, content, size);
     if (s != EDDY_OK) return s;
     record_header h = {(uint32_t)kind, r->sequence, frame_count, first_frame,
-                       r->frame.size, size, replay_xxh3(r->frame.data, r->frame.size),
+                       r->frame.size, size, eddy_replay_xxh3(r->frame.data, r->frame.size),
                        XXH3_64bits_digest(r->file_hash)};
     index_entry e = {(uint32_t)kind, frame_count, first_frame, r->offset,
                      RECORD_HEADER_FRAME + r->frame.size};
     r->header.size = 0;
-    if (!record_header_put(&r->header, &h) || !index_push(r, &e))
+    if (!eddy_record_header_put(&r->header, &h) || !index_push(r, &e))
         return fail(r, EDDY_ERROR_OUT_OF_MEMORY, "out of memory writing a record");
     s = emit(r, r->header.data, r->header.size);
     if (s == EDDY_OK) s = emit(r, r->frame.data, r->frame.size);
@@ -273,7 +273,7 @@ static eddy_status write_header(eddy_recorder *r) {
                      r->def.block_hashes ? HEADER_FLAG_BLOCK_HASHES : 0u,
                      (uint32_t)r->def.compression_level, r->first_frame};
     r->header.size = 0;
-    if (!file_header_put(&r->header, &h))
+    if (!eddy_file_header_put(&r->header, &h))
         return fail(r, EDDY_ERROR_OUT_OF_MEMORY, "out of memory writing the header");
     return emit(r, r->header.data, r->header.size);
 }
@@ -326,24 +326,24 @@ static eddy_recorder *recorder_alloc(eddy_world *world, const eddy_recorder_def 
 static eddy_status recorder_start(eddy_recorder *r, char *message, size_t size) {
     eddy_status s = write_header(r);
     if (s == EDDY_OK) s = write_world(r);
-    if (s != EDDY_OK) replay_message(message, size, "%s", r->error);
+    if (s != EDDY_OK) eddy_replay_message(message, size, "%s", r->error);
     return s;
 }
 
 eddy_status eddy_recorder_create(eddy_world *world, const eddy_recorder_def *def,
                                  eddy_replay_write_fn *write, eddy_replay_flush_fn *flush_fn,
                                  void *context, eddy_recorder **out, char *message, size_t size) {
-    replay_message(message, size, "%s", "");
-    if (!out) return replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "out is NULL");
+    eddy_replay_message(message, size, "%s", "");
+    if (!out) return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!world || !write)
-        return replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "world or write is NULL");
+        return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "world or write is NULL");
     const eddy_recorder_def defaults = eddy_recorder_def_default();
     if (!def) def = &defaults;
     eddy_status s = def_check(def, message, size);
     if (s != EDDY_OK) return s;
     eddy_recorder *r = recorder_alloc(world, def);
-    if (!r) return replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!r) return eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
     r->write = write;
     r->flush = flush_fn;
     r->context = context;
@@ -361,9 +361,9 @@ eddy_status eddy_recorder_create_memory(eddy_world *world, const eddy_recorder_d
                                         size_t size) {
     if (!buffer) {
         if (out) *out = NULL;
-        return replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "buffer is NULL");
+        return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "buffer is NULL");
     }
-    return eddy_recorder_create(world, def, memory_sink_write, NULL, buffer, out, message, size);
+    return eddy_recorder_create(world, def, eddy_memory_sink_write, NULL, buffer, out, message, size);
 }
 
 eddy_status eddy_recorder_create_file(eddy_world *world, const eddy_recorder_def *def,
@@ -371,18 +371,18 @@ eddy_status eddy_recorder_create_file(eddy_world *world, const eddy_recorder_def
                                       size_t size) {
     if (out) *out = NULL;
     if (!path || !out || !world)
-        return replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "world, path or out is NULL");
+        return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "world, path or out is NULL");
     const eddy_recorder_def defaults = eddy_recorder_def_default();
     if (!def) def = &defaults;
     eddy_status s = def_check(def, message, size);
     if (s != EDDY_OK) return s;
     eddy_recorder *r = recorder_alloc(world, def);
-    if (!r) return replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
-    s = file_sink_open(&r->file, path, def->sync, message, size);
+    if (!r) return eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+    s = eddy_file_sink_open(&r->file, path, def->sync, message, size);
     if (s == EDDY_OK) {
         r->owns_file = true;
-        r->write = file_sink_write;
-        r->flush = file_sink_flush;
+        r->write = eddy_file_sink_write;
+        r->flush = eddy_file_sink_flush;
         r->context = &r->file;
         s = recorder_start(r, message, size);
     }
@@ -398,13 +398,13 @@ eddy_status eddy_recorder_create_file(eddy_world *world, const eddy_recorder_def
 static eddy_status write_index(eddy_recorder *r) {
     const uint64_t index_offset = r->offset;
     r->header.size = 0;
-    if (!index_put(&r->header, r->index, r->index_count))
+    if (!eddy_index_put(&r->header, r->index, r->eddy_index_count))
         return fail(r, EDDY_ERROR_OUT_OF_MEMORY, "out of memory writing the index");
     eddy_status s = emit(r, r->header.data, r->header.size);
     if (s != EDDY_OK) return s;
-    const footer f = {r->index_count, r->last_frame, index_offset, XXH3_64bits_digest(r->file_hash)};
+    const footer f = {r->eddy_index_count, r->last_frame, index_offset, XXH3_64bits_digest(r->file_hash)};
     r->header.size = 0;
-    if (!footer_put(&r->header, &f))
+    if (!eddy_footer_put(&r->header, &f))
         return fail(r, EDDY_ERROR_OUT_OF_MEMORY, "out of memory writing the footer");
     s = emit(r, r->header.data, r->header.size);
     return s == EDDY_OK ? flush(r) : s;
@@ -417,7 +417,7 @@ eddy_status eddy_recorder_finish(eddy_recorder *r) {
     const double t0 = now_ms();
     eddy_status s = write_chunk(r);
     if (s == EDDY_OK) s = write_index(r);
-    if (s == EDDY_OK && r->owns_file && file_sink_close(&r->file) != EDDY_OK)
+    if (s == EDDY_OK && r->owns_file && eddy_file_sink_close(&r->file) != EDDY_OK)
         s = fail(r, EDDY_ERROR_IO, "closing the file failed");
     r->stats.record_ms += now_ms() - t0;
     r->finished = true;
@@ -426,7 +426,7 @@ eddy_status eddy_recorder_finish(eddy_recorder *r) {
 
 void eddy_recorder_destroy(eddy_recorder *r) {
     if (!r) return;
-    if (r->owns_file) file_sink_close(&r->file);
+    if (r->owns_file) eddy_file_sink_close(&r->file);
     ZSTD_freeCCtx(r->cctx);
     if (r->file_hash) XXH3_freeState(r->file_hash);
     eddy_bytes_free(&r->chunk);

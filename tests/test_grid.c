@@ -28,7 +28,7 @@ static void define(grid_shape *g, float x0, float y0, float z0, float x1, float 
                    int target) {
     const float lo[3] = {x0, y0, z0}, hi[3] = {x1, y1, z1};
     memset(g, 0, sizeof *g);
-    grid_define(g, lo, hi, target);
+    eddy_grid_define(g, lo, hi, target);
 }
 
 static void expect_cells(const grid_shape *g, int cx, int cy, int cz) {
@@ -80,7 +80,7 @@ Test(grid, define_hand_computed_counts) {
     cr_expect(shape_finite(&g));
 }
 
-/* The invariants of grid_define over many random boxes, some flat or
+/* The invariants of eddy_grid_define over many random boxes, some flat or
  * degenerate on one or more axes, targets from 1 to 200000. */
 Test(grid, define_invariants_random_boxes) {
     eddy_rng rng = eddy_rng_seed(12345, 7);
@@ -98,7 +98,7 @@ Test(grid, define_invariants_random_boxes) {
         }
         int target = 1 + (int)(eddy_rng_next_u32(&rng) % 200000u);
         grid_shape g;
-        grid_define(&g, lo, hi, target);
+        eddy_grid_define(&g, lo, hi, target);
         int64_t product = 1;
         for (int a = 0; a < 3; ++a) {
             cr_assert(is_pow2(g.cells[a]), "trial %d axis %d: %d cells", trial, a, g.cells[a]);
@@ -139,7 +139,7 @@ Test(grid, decimate_halves_to_one_cell) {
     int steps = 0;
     while (grid_cell_count(&layer) > 1) {
         grid_shape parent;
-        grid_decimate(&parent, &layer);
+        eddy_grid_decimate(&parent, &layer);
         for (int a = 0; a < 3; ++a) {
             int expect = layer.cells[a] > 1 ? layer.cells[a] / 2 : 1;
             cr_assert_eq(parent.cells[a], expect);
@@ -162,7 +162,7 @@ Test(grid, decimate_halves_to_one_cell) {
     /* Degenerate axis stays at one cell with inv_spacing 0. */
     define(&g, 0, 0, 0, 4, 4, 0, 64);
     grid_shape p;
-    grid_decimate(&p, &g);
+    eddy_grid_decimate(&p, &g);
     cr_expect_eq(p.cells[2], 1);
     cr_expect_eq(p.inv_spacing[2], 0.0f);
     cr_expect_eq(p.cells[0], g.cells[0] / 2);
@@ -300,7 +300,7 @@ Test(grid, interp_reproduces_linear_fields) {
         }
         if (trial % 5 == 4) hi[trial % 3] = lo[trial % 3]; /* some flat grids */
         grid_shape g;
-        grid_define(&g, lo, hi, 200 + 300 * trial);
+        eddy_grid_define(&g, lo, hi, 200 + 300 * trial);
         linear_field f = random_linear(&rng);
         vec3 *field = fill_linear(&g, &f);
         const double scale = linear_scale(&f, &g);
@@ -399,7 +399,7 @@ Test(grid, interp_equals_point_values_at_points) {
     free(fs);
 }
 
-/* Same on a grid from grid_define (spacing not a power of two): within a few
+/* Same on a grid from eddy_grid_define (spacing not a power of two): within a few
  * ulps of the point value. */
 Test(grid, interp_near_point_values_on_defined_grid) {
     grid_shape g;
@@ -432,7 +432,7 @@ Test(grid, diff_stencil_shape) {
         for (int i = 0; i < n; ++i) {
             int lo, hi;
             float scale;
-            grid_diff_stencil(&g, a, i, &lo, &hi, &scale);
+            eddy_grid_diff_stencil(&g, a, i, &lo, &hi, &scale);
             if (i == 0) {
                 cr_assert(lo == 0 && hi == 1 && scale == g.inv_spacing[a], "forward at 0");
             } else if (i == n - 1) {
@@ -456,7 +456,7 @@ Test(grid, diff_stencil_exact_on_integer_linear_field) {
         for (int i = 0; i < g.points[a]; ++i) {
             int lo, hi;
             float scale;
-            grid_diff_stencil(&g, a, i, &lo, &hi, &scale);
+            eddy_grid_diff_stencil(&g, a, i, &lo, &hi, &scale);
             float d = (coef[a] * (float)hi - coef[a] * (float)lo) * scale;
             cr_assert_eq(d, coef[a] * g.inv_spacing[a], "axis %d point %d: %.9g vs %.9g", a, i,
                          (double)d, (double)(coef[a] * g.inv_spacing[a]));
@@ -480,7 +480,7 @@ Test(grid, diff_stencil_linear_field_world_coordinates) {
                 for (int a = 0; a < 3; ++a) {
                     int lo, hi;
                     float s;
-                    grid_diff_stencil(&g, a, ijk[a], &lo, &hi, &s);
+                    eddy_grid_diff_stencil(&g, a, ijk[a], &lo, &hi, &s);
                     int plo[3] = {i, j, k}, phi[3] = {i, j, k};
                     plo[a] = lo;
                     phi[a] = hi;
@@ -506,9 +506,9 @@ Test(grid, diff_stencil_degenerate_axis_is_zero) {
     define(&g, 0, 0, 1, 2, 2, 1, 64);
     int lo, hi;
     float scale;
-    grid_diff_stencil(&g, 2, 0, &lo, &hi, &scale);
+    eddy_grid_diff_stencil(&g, 2, 0, &lo, &hi, &scale);
     cr_expect_eq(scale, 0.0f);
     cr_expect(lo == 0 && hi == 1);
-    grid_diff_stencil(&g, 2, 1, &lo, &hi, &scale);
+    eddy_grid_diff_stencil(&g, 2, 1, &lo, &hi, &scale);
     cr_expect_eq(scale, 0.0f);
 }

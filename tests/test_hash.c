@@ -18,7 +18,7 @@
 #include <stdlib.h>
 
 /* The no-scratch path of lib/hash.c (not in core.h). */
-void hash_compute_without_scratch(eddy_world *w);
+void eddy_hash_compute_without_scratch(eddy_world *w);
 
 /* ---------------------------------------------------------------- byte buffer */
 typedef struct bytes {
@@ -613,7 +613,7 @@ Test(hash, no_scratch_path_agrees) {
     set_globals(w);
     eddy_frame_hash with_scratch = fresh_hash(w);
     w->hash_valid = false;
-    hash_compute_without_scratch(w);
+    eddy_hash_compute_without_scratch(w);
     cr_assert(w->hash_valid);
     assert_hash_eq(w->last_hash, with_scratch, "without scratch");
     eddy_world_destroy(w);

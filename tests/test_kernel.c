@@ -334,17 +334,17 @@ Test(kernel, linear_in_w_and_orthogonal) {
 static void fill_vortons(particle_array *v, int n, eddy_rng *rng) {
     memset(v, 0, sizeof *v);
     v->has_vorticity = true;
-    cr_assert(particles_reserve(v, n));
+    cr_assert(eddy_particles_reserve(v, n));
     for (int i = 0; i < n; ++i) {
         vec3 p = {eddy_rng_spread(rng, 2.0f), eddy_rng_spread(rng, 2.0f),
                   eddy_rng_spread(rng, 2.0f)};
         vec3 w = {eddy_rng_spread(rng, 4.0f), eddy_rng_spread(rng, 4.0f),
                   eddy_rng_spread(rng, 4.0f)};
-        particles_push(v, p, (vec3){0, 0, 0}, w, 0.0f, 0);
+        eddy_particles_push(v, p, (vec3){0, 0, 0}, w, 0.0f, 0);
     }
 }
 
-/* direct_velocity_at is the sum of kernel contributions in vorton index
+/* eddy_direct_velocity_at is the sum of kernel contributions in vorton index
  * order with c = 1, bitwise. */
 Test(kernel, direct_is_ordered_sum) {
     eddy_rng rng = eddy_rng_seed(8, 1);
@@ -363,7 +363,7 @@ Test(kernel, direct_is_ordered_sum) {
         for (int i = 0; i < v.count; ++i)
             kernel_accumulate(&sum, q[0], q[1], q[2], v.px[i], v.py[i], v.pz[i], v.wx[i], v.wy[i],
                               v.wz[i], a, 1.0f);
-        vec3 d = direct_velocity_at(&v, q[0], q[1], q[2], a);
+        vec3 d = eddy_direct_velocity_at(&v, q[0], q[1], q[2], a);
         cr_assert(memcmp(&sum, &d, sizeof d) == 0, "query %d: direct sum is not the ordered sum",
                   n);
         cr_assert(isfinite(d.x) && isfinite(d.y) && isfinite(d.z));
@@ -380,7 +380,7 @@ Test(kernel, direct_is_ordered_sum) {
     particle_array empty;
     memset(&empty, 0, sizeof empty);
     empty.has_vorticity = true;
-    vec3 z = direct_velocity_at(&empty, 0.0f, 0.0f, 0.0f, a);
+    vec3 z = eddy_direct_velocity_at(&empty, 0.0f, 0.0f, 0.0f, a);
     cr_expect(z.x == 0.0f && z.y == 0.0f && z.z == 0.0f);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }

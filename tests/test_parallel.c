@@ -1,4 +1,4 @@
-/* Tests of parallel_for and reduce_tree (lib/parallel.c) on the built-in pool
+/* Tests of eddy_parallel_for and eddy_reduce_tree (lib/parallel.c) on the built-in pool
  * and on test-only task systems that split work oddly: fixed chunk ranges,
  * every index exactly once, the fixed reduction tree, worker-count
  * independence of float results, the canonical FP mode inside chunks, and the
@@ -25,7 +25,7 @@ enum { MAX_WORKERS_TESTED = 16 };
 #endif
 
 /* Round toward zero without flushing: a mode a game could leave behind. */
-static uint32_t hostile_mode(void) { return fpenv_canonical(false) | RTZ_BITS; }
+static uint32_t hostile_mode(void) { return eddy_fpenv_canonical(false) | RTZ_BITS; }
 
 static uint32_t float_bits(float f) {
     uint32_t u;
@@ -37,7 +37,7 @@ static uint32_t float_bits(float f) {
 
 static void hostile_worker_start(int worker_index, void *context) {
     (void)worker_index, (void)context;
-    fpenv_set(hostile_mode());
+    eddy_fpenv_set(hostile_mode());
 }
 
 static eddy_pool *pool_make(int workers, bool hostile) {
@@ -56,7 +56,7 @@ static task_system pool_tasks(eddy_pool *pool, uint32_t mutations) {
         .finish = eddy_pool_finish,
         .user_context = pool,
         .own_pool = NULL,
-        .fp_canonical = fpenv_canonical(true),
+        .fp_canonical = eddy_fpenv_canonical(true),
         .mutations = mutations,
     };
     return ts;
@@ -155,7 +155,7 @@ struct threaded_job {
 static void *threaded_main(void *p) {
     threaded_arg *arg = p;
     threaded_job *job = arg->job;
-    fpenv_set(hostile_mode());
+    eddy_fpenv_set(hostile_mode());
     for (int r = arg->index; r < job->ranges.count; r += THREADED_THREADS) {
         job->task(job->ranges.start[r], job->ranges.end[r], arg->index, job->task_context);
     }
@@ -191,7 +191,7 @@ static task_system user_tasks(eddy_enqueue_task_fn *enqueue, eddy_finish_task_fn
         .enqueue = enqueue,
         .finish = finish,
         .user_context = context,
-        .fp_canonical = fpenv_canonical(true),
+        .fp_canonical = eddy_fpenv_canonical(true),
     };
     return ts;
 }
@@ -253,7 +253,7 @@ static const char *visit_log_check(const visit_log *log, int count, int chunk_si
 static void coverage_run(task_system *ts, visit_log *log, int count, int chunk_size,
                          const char *what) {
     visit_log_reset(log);
-    parallel_for(ts, count, chunk_size, visit_chunk, log);
+    eddy_parallel_for(ts, count, chunk_size, visit_chunk, log);
     cr_assert_str_empty(visit_log_check(log, count, chunk_size), "%s: count %d chunk %d: %s", what,
                         count, chunk_size, visit_log_check(log, count, chunk_size));
 }
@@ -322,7 +322,7 @@ Test(parallel, one_worker_runs_chunks_in_order_on_the_caller) {
                              user_tasks(reverse_enqueue, NULL, NULL, 1)};
     for (int k = 0; k < COUNT_OF(systems); ++k) {
         order_log log = {.on_caller = true, .caller = pthread_self()};
-        parallel_for(&systems[k], 100, 2, order_chunk, &log);
+        eddy_parallel_for(&systems[k], 100, 2, order_chunk, &log);
         cr_assert_eq(log.next, 50);
         cr_assert(log.on_caller);
         for (int c = 0; c < 50; ++c) {
@@ -332,7 +332,7 @@ Test(parallel, one_worker_runs_chunks_in_order_on_the_caller) {
     eddy_pool_destroy(pool);
 }
 
-/* ---------------------------------------------------------------- reduce_tree */
+/* ---------------------------------------------------------------- eddy_reduce_tree */
 
 typedef struct expr {
     char text[512];
@@ -382,7 +382,7 @@ static void expr_reduce(task_system *ts, int n, expr *out) {
     for (int i = 0; i < n; ++i) {
         snprintf(items[i].text, sizeof items[i].text, "%d", i);
     }
-    reduce_tree(ts, items, n, sizeof(expr), expr_combine);
+    eddy_reduce_tree(ts, items, n, sizeof(expr), expr_combine);
     *out = items[0];
 }
 
@@ -437,7 +437,7 @@ static float reduce_floats(uint32_t mutations, int workers, int n) {
     cancelling_partials(p, n);
     task_system ts = user_tasks(NULL, NULL, NULL, workers);
     ts.mutations = mutations;
-    reduce_tree(&ts, p, n, sizeof(float), float_combine);
+    eddy_reduce_tree(&ts, p, n, sizeof(float), float_combine);
     return p[0];
 }
 
@@ -504,9 +504,9 @@ typedef struct workload_result {
 static workload_result workload_run(task_system *ts, workload *w) {
     memset(w->out, 0, sizeof w->out);
     memset(w->partials, 0, sizeof w->partials);
-    parallel_for(ts, WORK_ITEMS, WORK_CHUNK, workload_chunk, w);
+    eddy_parallel_for(ts, WORK_ITEMS, WORK_CHUNK, workload_chunk, w);
     int chunks = chunk_count(WORK_ITEMS, WORK_CHUNK);
-    reduce_tree(ts, w->partials, chunks, sizeof(float), float_combine);
+    eddy_reduce_tree(ts, w->partials, chunks, sizeof(float), float_combine);
     uint32_t hash = 2166136261u; /* FNV-1a over the output bits */
     for (int i = 0; i < WORK_ITEMS; ++i) {
         hash = (hash ^ float_bits(w->out[i])) * 16777619u;
@@ -516,10 +516,10 @@ static workload_result workload_run(task_system *ts, workload *w) {
 
 /* Run as a step does: the caller is in the canonical mode for the duration. */
 static workload_result workload_step(task_system *ts, workload *w) {
-    uint32_t saved = fpenv_get();
-    fpenv_set(ts->fp_canonical);
+    uint32_t saved = eddy_fpenv_get();
+    eddy_fpenv_set(ts->fp_canonical);
     workload_result r = workload_run(ts, w);
-    fpenv_set(saved);
+    eddy_fpenv_set(saved);
     return r;
 }
 
@@ -528,7 +528,7 @@ Test(parallel, float_results_identical_for_1_to_16_workers_and_user_systems, .ti
     workload_init(w);
     pool_set set;
     pool_set_make(&set, true); /* workers start in round-toward-zero */
-    fpenv_set(hostile_mode());  /* and so does the game's thread */
+    eddy_fpenv_set(hostile_mode());  /* and so does the game's thread */
     task_system serial = pool_tasks(set.pools[1], 0);
     workload_result expected = workload_step(&serial, w);
     for (int round = 0; round < 3; ++round) {
@@ -551,7 +551,7 @@ Test(parallel, float_results_identical_for_1_to_16_workers_and_user_systems, .ti
         cr_assert_eq(r.total, expected.total, "user task system %d", k);
         cr_assert_eq(r.out_hash, expected.out_hash, "user task system %d", k);
     }
-    cr_assert(fpenv_is(hostile_mode()), "the caller's mode is restored");
+    cr_assert(eddy_fpenv_is(hostile_mode()), "the caller's mode is restored");
     free(threaded);
     free(deferred);
     pool_set_destroy(&set);
@@ -595,8 +595,8 @@ static void mode_chunk(int chunk, int begin, int end, void *context) {
     (void)chunk, (void)begin, (void)end;
     mode_log *log = context;
     bool on_worker = !pthread_equal(pthread_self(), log->caller);
-    bool canonical = fpenv_is(log->canonical);
-    bool hostile = fpenv_is(log->hostile);
+    bool canonical = eddy_fpenv_is(log->canonical);
+    bool hostile = eddy_fpenv_is(log->hostile);
     atomic_fetch_add(&log->canonical_chunks, canonical);
     atomic_fetch_add(&log->hostile_chunks, hostile);
     atomic_fetch_add(&log->hostile_worker_chunks, hostile && on_worker);
@@ -610,7 +610,7 @@ static void mode_chunk(int chunk, int begin, int end, void *context) {
 static void mode_log_init(mode_log *log) {
     memset(log, 0, sizeof *log);
     log->caller = pthread_self();
-    log->canonical = fpenv_canonical(true);
+    log->canonical = eddy_fpenv_canonical(true);
     log->hostile = hostile_mode();
 }
 
@@ -622,17 +622,17 @@ Test(parallel, chunks_run_in_canonical_mode_on_hostile_threads_and_modes_are_res
         task_system ts = pool_tasks(pool, 0);
         mode_log log;
         mode_log_init(&log);
-        fpenv_set(log.hostile);
-        parallel_for(&ts, MODE_CHUNKS, 1, mode_chunk, &log);
+        eddy_fpenv_set(log.hostile);
+        eddy_parallel_for(&ts, MODE_CHUNKS, 1, mode_chunk, &log);
         cr_assert_gt(atomic_load(&log.worker_chunks), 0, "workers %d", counts[k]);
         cr_assert_eq(atomic_load(&log.canonical_chunks), MODE_CHUNKS, "workers %d", counts[k]);
-        cr_assert(fpenv_is(log.hostile), "caller's mode restored (workers %d)", counts[k]);
+        cr_assert(eddy_fpenv_is(log.hostile), "caller's mode restored (workers %d)", counts[k]);
 
         /* Under the mutation the workers keep their own (restored) mode. */
         ts.mutations = EDDY_MUTATION_SKIP_WORKER_FP_MODE;
         mode_log_init(&log);
-        fpenv_set(log.canonical);
-        parallel_for(&ts, MODE_CHUNKS, 1, mode_chunk, &log);
+        eddy_fpenv_set(log.canonical);
+        eddy_parallel_for(&ts, MODE_CHUNKS, 1, mode_chunk, &log);
         cr_assert_gt(atomic_load(&log.worker_chunks), 0);
         cr_assert_gt(atomic_load(&log.hostile_worker_chunks), 0,
                      "workers %d: a hostile worker's chunk must see its own mode", counts[k]);
@@ -646,12 +646,12 @@ Test(parallel, chunks_run_in_canonical_mode_on_user_threads) {
     task_system ts = user_tasks(threaded_enqueue, threaded_finish, threaded, THREADED_THREADS);
     mode_log log;
     mode_log_init(&log);
-    fpenv_set(log.canonical);
-    parallel_for(&ts, 30, 1, mode_chunk, &log);
+    eddy_fpenv_set(log.canonical);
+    eddy_parallel_for(&ts, 30, 1, mode_chunk, &log);
     cr_assert_eq(atomic_load(&log.canonical_chunks), 30);
     ts.mutations = EDDY_MUTATION_SKIP_WORKER_FP_MODE;
     mode_log_init(&log);
-    parallel_for(&ts, 30, 1, mode_chunk, &log);
+    eddy_parallel_for(&ts, 30, 1, mode_chunk, &log);
     cr_assert_eq(atomic_load(&log.hostile_chunks), 30, "user threads start in RTZ");
     free(threaded);
 }
@@ -673,13 +673,13 @@ static double now_us(void) {
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
-/* Median time of an empty parallel_for over `chunks` chunks. */
+/* Median time of an empty eddy_parallel_for over `chunks` chunks. */
 static double empty_parallel_for_us(task_system *ts, int chunks) {
     enum { SAMPLES = 2000 };
     static double samples[SAMPLES];
     for (int i = 0; i < SAMPLES; ++i) {
         double t0 = now_us();
-        parallel_for(ts, chunks, 1, empty_chunk, NULL);
+        eddy_parallel_for(ts, chunks, 1, empty_chunk, NULL);
         samples[i] = now_us() - t0;
     }
     qsort(samples, SAMPLES, sizeof samples[0], compare_double);
@@ -692,7 +692,7 @@ Test(parallel, empty_parallel_for_overhead_is_small, .timeout = 60) {
         eddy_pool *pool = pool_make(counts[k], false);
         task_system ts = pool_tasks(pool, 0);
         double us = empty_parallel_for_us(&ts, 64);
-        cr_log_info("empty parallel_for, %d workers, 64 chunks: median %.2f us", counts[k], us);
+        cr_log_info("empty eddy_parallel_for, %d workers, 64 chunks: median %.2f us", counts[k], us);
         /* A loose bound: this catches livelock or lost wake-ups, not tuning. */
         cr_expect_lt(us, 1000.0, "%d workers: median %.1f us", counts[k], us);
         eddy_pool_destroy(pool);

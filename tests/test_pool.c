@@ -28,7 +28,7 @@ static void sleep_ms(int ms) {
     nanosleep(&ts, NULL);
 }
 
-/* Run a task on the pool the way parallel_for does. */
+/* Run a task on the pool the way eddy_parallel_for does. */
 static void pool_run(eddy_pool *pool, eddy_task_fn *task, int count, int min_range, void *ctx) {
     void *handle = eddy_pool_enqueue(task, count, min_range, ctx, pool);
     if (handle != NULL) {

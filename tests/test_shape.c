@@ -197,7 +197,7 @@ Test(shape, contact_distance_inside_outside_faces_edges_corners) {
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         int plane = -1;
-        const float d = polytope_contact_distance(&s, cases[k].q, &plane);
+        const float d = eddy_polytope_contact_distance(&s, cases[k].q, &plane);
         cr_expect(d == cases[k].d && plane == cases[k].plane,
                   "case %zu: distance %g plane %d, expected %g plane %d", k, (double)d, plane,
                   (double)cases[k].d, cases[k].plane);
@@ -212,10 +212,10 @@ Test(shape, contact_point_projects_onto_the_plane) {
     const vec3 want_n[] = {q3(0, 0, 1), q3(0, 0, 1), q3(0, -1, 0)};
     for (int k = 0; k < 3; ++k) {
         int plane = -1;
-        const float d = polytope_contact_distance(&s, points[k], &plane);
+        const float d = eddy_polytope_contact_distance(&s, points[k], &plane);
         cr_assert_eq(plane, planes[k], "case %d plane", k);
         vec3 n;
-        const vec3 c = polytope_contact_point(&s, points[k], plane, d, &n);
+        const vec3 c = eddy_polytope_contact_point(&s, points[k], plane, d, &n);
         cr_expect(fabsf(c.x - want[k].x) < 1e-6f && fabsf(c.y - want[k].y) < 1e-6f &&
                       fabsf(c.z - want[k].z) < 1e-6f,
                   "case %d: contact (%g %g %g)", k, (double)c.x, (double)c.y, (double)c.z);
@@ -226,27 +226,27 @@ Test(shape, contact_point_projects_onto_the_plane) {
                         c.z * s.planes[plane].normal.z - s.planes[plane].offset) < 1e-6f);
     }
     /* normal may be NULL; the distance argument does not move the point */
-    const vec3 c = polytope_contact_point(&s, q3(0.3f, 0.2f, 1.5f), 4, EDDY_FLT_MAX, NULL);
+    const vec3 c = eddy_polytope_contact_point(&s, q3(0.3f, 0.2f, 1.5f), 4, EDDY_FLT_MAX, NULL);
     cr_expect(c.z == 0.5f && c.x == 0.3f && c.y == 0.2f);
 }
 
 Test(shape, hole_parity_flips_distance_and_normal) {
     const eddy_shape s = eddy_shape_hole(eddy_shape_box((eddy_vec3){1.0f, 2.0f, 3.0f}));
     int plane = -1;
-    float d = polytope_contact_distance(&s, q3(0, 0, 0), &plane);
+    float d = eddy_polytope_contact_distance(&s, q3(0, 0, 0), &plane);
     cr_expect(d == 1.0f && plane == 0, "centre of a hole: +min half extent, got %g plane %d",
               (double)d, plane);
-    d = polytope_contact_distance(&s, q3(0, 0, 2.5f), &plane);
+    d = eddy_polytope_contact_distance(&s, q3(0, 0, 2.5f), &plane);
     cr_expect(d == 0.5f && plane == 4, "inside near the top wall: %g plane %d", (double)d, plane);
-    d = polytope_contact_distance(&s, q3(0, 2.25f, 0), &plane);
+    d = eddy_polytope_contact_distance(&s, q3(0, 2.25f, 0), &plane);
     cr_expect(d == -0.25f && plane == 2, "in the +y wall: %g plane %d", (double)d, plane);
     vec3 n;
-    const vec3 c = polytope_contact_point(&s, q3(0, 2.25f, 0), plane, d, &n);
+    const vec3 c = eddy_polytope_contact_point(&s, q3(0, 2.25f, 0), plane, d, &n);
     cr_expect(c.y == 2.0f && c.x == 0.0f && c.z == 0.0f, "projected onto the wall");
     cr_expect(n.x == 0.0f && n.y == -1.0f && n.z == 0.0f, "normal into the container (fluid)");
     /* a solid of the same shape gives the opposite sign */
     const eddy_shape solid = eddy_shape_box((eddy_vec3){1.0f, 2.0f, 3.0f});
-    cr_expect(polytope_contact_distance(&solid, q3(0, 2.25f, 0), &plane) == 0.25f);
+    cr_expect(eddy_polytope_contact_distance(&solid, q3(0, 2.25f, 0), &plane) == 0.25f);
 }
 
 /* ------------------------------------------------------------ collision distance */
@@ -258,35 +258,35 @@ Test(shape, collision_distance_uses_the_face_the_point_moves_deeper_through) {
     const eddy_shape plate = eddy_shape_plate(2.0f, 2.0f, 0.1f);
     const vec3 q = q3(0.1f, 0.2f, -0.04f), down = q3(0, 0, -5.0f);
     int contact_plane = -1, plane = -1;
-    const float contact = polytope_contact_distance(&plate, q, &contact_plane);
+    const float contact = eddy_polytope_contact_distance(&plate, q, &contact_plane);
     cr_expect_eq(contact_plane, 5, "nearest face: bottom");
     cr_expect(fabsf(contact + 0.01f) < 1e-6f);
-    const float d = polytope_collision_distance(&plate, q, down, &plane);
+    const float d = eddy_polytope_collision_distance(&plate, q, down, &plane);
     cr_expect_eq(plane, 4, "moving down: resolved through the top face, got plane %d", plane);
     cr_expect(fabsf(d + 0.09f) < 1e-6f, "depth behind the top face: %g", (double)d);
 
     /* moving up from below: the bottom face */
     plane = -1;
-    polytope_collision_distance(&plate, q3(0.1f, 0.2f, 0.04f), q3(0, 0, 5.0f), &plane);
+    eddy_polytope_collision_distance(&plate, q3(0.1f, 0.2f, 0.04f), q3(0, 0, 5.0f), &plane);
     cr_expect_eq(plane, 5, "moving up near the top: resolved through the bottom");
     /* at rest every face qualifies: same as the contact distance */
     plane = -1;
-    const float rest = polytope_collision_distance(&plate, q, q3(0, 0, 0), &plane);
+    const float rest = eddy_polytope_collision_distance(&plate, q, q3(0, 0, 0), &plane);
     cr_expect(rest == contact && plane == contact_plane);
     /* sliding along the bottom face (v . n = 0) still counts as not leaving it */
     plane = -1;
-    polytope_collision_distance(&plate, q, q3(3.0f, 0, 0), &plane);
+    eddy_polytope_collision_distance(&plate, q, q3(3.0f, 0, 0), &plane);
     cr_expect_eq(plane, 5);
 }
 
 Test(shape, collision_distance_outside_a_solid_is_flt_max_with_plane_set) {
     const eddy_shape s = unit_box();
     int plane = -1;
-    const float d = polytope_collision_distance(&s, q3(0.2f, 3.0f, 0.1f), q3(0, -1, 0), &plane);
+    const float d = eddy_polytope_collision_distance(&s, q3(0.2f, 3.0f, 0.1f), q3(0, -1, 0), &plane);
     cr_expect(d == EDDY_FLT_MAX, "outside: %g", (double)d);
     cr_expect_eq(plane, 2, "the contact-distance plane");
     plane = -1;
-    const float on = polytope_collision_distance(&s, q3(1.0f, 0.0f, 0.0f), q3(1, 0, 0), &plane);
+    const float on = eddy_polytope_collision_distance(&s, q3(1.0f, 0.0f, 0.0f), q3(1, 0, 0), &plane);
     cr_expect(on == 0.0f && plane == 0, "on the face counts as touching: %g %d", (double)on,
               plane);
 }
@@ -295,18 +295,18 @@ Test(shape, collision_distance_never_leaves_the_plane_unset) {
     const eddy_shape box = unit_box();
     const float nan = nanf("");
     int plane = -1;
-    float d = polytope_collision_distance(&box, q3(0.1f, 0.5f, 0.2f), q3(nan, 0, 0), &plane);
+    float d = eddy_polytope_collision_distance(&box, q3(0.1f, 0.5f, 0.2f), q3(nan, 0, 0), &plane);
     cr_expect(plane >= 0 && plane < 6, "NaN velocity: plane %d", plane);
     cr_expect_eq(plane, 2, "falls back to the contact plane");
     cr_expect(d == -0.5f);
     plane = -1;
-    polytope_collision_distance(&box, q3(nan, 0, 0), q3(0, 0, 1), &plane);
+    eddy_polytope_collision_distance(&box, q3(nan, 0, 0), q3(0, 0, 1), &plane);
     cr_expect(plane >= 0 && plane < 6, "NaN point: plane %d", plane);
     plane = -1;
-    polytope_contact_distance(&box, q3(nan, nan, nan), &plane);
+    eddy_polytope_contact_distance(&box, q3(nan, nan, nan), &plane);
     cr_expect(plane >= 0 && plane < 6);
     plane = -1;
-    polytope_contact_distance_sphere(&box, q3(nan, nan, nan), 0.1f, &plane);
+    eddy_polytope_contact_distance_sphere(&box, q3(nan, nan, nan), 0.1f, &plane);
     cr_expect(plane >= 0 && plane < 6);
 
     /* An open (unvalidated) corner x, y, z <= 1: moving out through every face
@@ -314,7 +314,7 @@ Test(shape, collision_distance_never_leaves_the_plane_unset) {
     const float corner[3][4] = {{1, 0, 0, 1}, {0, 1, 0, 1}, {0, 0, 1, 1}};
     const eddy_shape open = set_planes(corner, 3);
     plane = -1;
-    d = polytope_collision_distance(&open, q3(0.5f, 0.0f, 0.25f), q3(1, 1, 1), &plane);
+    d = eddy_polytope_collision_distance(&open, q3(0.5f, 0.0f, 0.25f), q3(1, 1, 1), &plane);
     cr_expect_eq(plane, 0, "fallback to the contact plane, got %d", plane);
     cr_expect(d == -0.5f, "fallback to the contact distance, got %g", (double)d);
 }
@@ -326,12 +326,12 @@ Test(shape, collision_distance_of_a_hole_equals_contact_distance) {
     for (int k = 0; k < 4; ++k)
         for (int j = 0; j < 4; ++j) {
             int p1 = -1, p2 = -1;
-            const float c = polytope_contact_distance(&s, points[k], &p1);
-            const float d = polytope_collision_distance(&s, points[k], velocities[j], &p2);
+            const float c = eddy_polytope_contact_distance(&s, points[k], &p1);
+            const float d = eddy_polytope_collision_distance(&s, points[k], velocities[j], &p2);
             cr_expect(c == d && p1 == p2, "point %d velocity %d", k, j);
         }
     int plane = -1;
-    const float wall = polytope_collision_distance(&s, q3(0, 0, 2.3f), q3(0, 0, -1), &plane);
+    const float wall = eddy_polytope_collision_distance(&s, q3(0, 0, 2.3f), q3(0, 0, -1), &plane);
     cr_expect(plane == 4 && fabsf(wall + 0.3f) < 1e-6f, "in the top wall: %g", (double)wall);
 }
 
@@ -339,17 +339,17 @@ Test(shape, contact_distance_of_a_sphere) {
     const eddy_shape s = unit_box();
     int plane = -1;
     /* wholly outside +x: early out at the first such face */
-    float d = polytope_contact_distance_sphere(&s, q3(2.0f, 5.0f, 0), 0.5f, &plane);
+    float d = eddy_polytope_contact_distance_sphere(&s, q3(2.0f, 5.0f, 0), 0.5f, &plane);
     cr_expect(d == 0.5f && plane == 0, "first separating face: %g plane %d", (double)d, plane);
-    d = polytope_contact_distance_sphere(&s, q3(0, 0, 1.25f), 0.5f, &plane);
+    d = eddy_polytope_contact_distance_sphere(&s, q3(0, 0, 1.25f), 0.5f, &plane);
     cr_expect(d == -0.25f && plane == 4, "overlapping the top: %g plane %d", (double)d, plane);
-    d = polytope_contact_distance_sphere(&s, q3(0, -0.5f, 0), 0.25f, &plane);
+    d = eddy_polytope_contact_distance_sphere(&s, q3(0, -0.5f, 0), 0.25f, &plane);
     cr_expect(d == -0.75f && plane == 3, "inside: %g plane %d", (double)d, plane);
 
     const eddy_shape hole = eddy_shape_hole(eddy_shape_box((eddy_vec3){1.0f, 2.0f, 2.0f}));
-    d = polytope_contact_distance_sphere(&hole, q3(0, 0, 0), 0.25f, &plane);
+    d = eddy_polytope_contact_distance_sphere(&hole, q3(0, 0, 0), 0.25f, &plane);
     cr_expect(d == 0.75f && plane == 0, "gap to the nearest wall: %g plane %d", (double)d, plane);
-    d = polytope_contact_distance_sphere(&hole, q3(0.875f, 0, 0), 0.25f, &plane);
+    d = eddy_polytope_contact_distance_sphere(&hole, q3(0.875f, 0, 0), 0.25f, &plane);
     cr_expect(d == -0.125f && plane == 0, "poking into the wall: %g", (double)d);
 }
 
@@ -546,18 +546,18 @@ Test(shape, results_do_not_depend_on_the_callers_fp_mode) {
     cr_assert_eq(eddy_shape_prism(xy, 5, 0.7f, &p1, NULL, 0), EDDY_OK);
     const eddy_mass_properties ma1 = measure(&a1), mp1 = measure(&p1);
 
-    const uint32_t saved = fpenv_get();
+    const uint32_t saved = eddy_fpenv_get();
     cr_assert_eq(fesetround(FE_TOWARDZERO), 0);
-    fpenv_set(fpenv_get() | fpenv_canonical(true)); /* and flush denormals */
+    eddy_fpenv_set(eddy_fpenv_get() | eddy_fpenv_canonical(true)); /* and flush denormals */
     const eddy_status sa = eddy_shape_airfoil(1.3f, 0.12f, 2.0f, 24, &a2);
     const eddy_status sp = eddy_shape_prism(xy, 5, 0.7f, &p2, NULL, 0);
     eddy_mass_properties ma2, mp2;
     const eddy_status sma = eddy_shape_mass_properties(&a2, &ma2, NULL, 0);
     const eddy_status smp = eddy_shape_mass_properties(&p2, &mp2, NULL, 0);
-    const uint32_t during = fpenv_get();
-    fpenv_set(saved);
+    const uint32_t during = eddy_fpenv_get();
+    eddy_fpenv_set(saved);
     cr_assert(sa == EDDY_OK && sp == EDDY_OK && sma == EDDY_OK && smp == EDDY_OK);
-    cr_expect(during != fpenv_canonical(false), "the caller's mode was restored");
+    cr_expect(during != eddy_fpenv_canonical(false), "the caller's mode was restored");
     cr_expect(memcmp(a1.planes, a2.planes, sizeof a1.planes) == 0, "airfoil planes");
     cr_expect(memcmp(p1.planes, p2.planes, sizeof p1.planes) == 0, "prism planes");
     cr_expect(memcmp(&ma1, &ma2, sizeof ma1) == 0, "airfoil mass properties");

@@ -1,7 +1,7 @@
 /* Partition (lib/partition.c), influence tree and treecode (lib/tree.c).
  *
  * Grids, partitions and trees are built by hand through the internals, the
- * way phase_build_grid does it: grid over the vortons' bounds grown by the
+ * way eddy_phase_build_grid does it: grid over the vortons' bounds grown by the
  * vorton radius, target cell count = vorton count.
  *
  * Accuracy: the treecode is compared with direct summation at every grid
@@ -19,11 +19,11 @@
 static void vortons_init(particle_array *v, int capacity) {
     memset(v, 0, sizeof *v);
     v->has_vorticity = true;
-    cr_assert(particles_reserve(v, capacity > 0 ? capacity : 1));
+    cr_assert(eddy_particles_reserve(v, capacity > 0 ? capacity : 1));
 }
 
 static void push(particle_array *v, float x, float y, float z, float wx, float wy, float wz) {
-    particles_push(v, (vec3){x, y, z}, (vec3){0.0f, 0.0f, 0.0f}, (vec3){wx, wy, wz}, 0.0f, 0);
+    eddy_particles_push(v, (vec3){x, y, z}, (vec3){0.0f, 0.0f, 0.0f}, (vec3){wx, wy, wz}, 0.0f, 0);
 }
 
 /* n vortons uniform in a cube of side `side` centred at the origin; random
@@ -113,15 +113,15 @@ static void build(built *b, const particle_array *v, float r, int target) {
     memset(b, 0, sizeof *b);
     float lo[3], hi[3];
     bounds_of(v, r, lo, hi);
-    grid_define(&b->grid, lo, hi, target > 0 ? target : v->count);
-    cr_assert(partition_build(&b->part, &b->grid, v));
+    eddy_grid_define(&b->grid, lo, hi, target > 0 ? target : v->count);
+    cr_assert(eddy_partition_build(&b->part, &b->grid, v));
     task_system ts = inline_tasks();
-    cr_assert(tree_build(&b->tree, &ts, &b->grid, v, &b->part));
+    cr_assert(eddy_tree_build(&b->tree, &ts, &b->grid, v, &b->part));
 }
 
 static void built_free(built *b) {
-    partition_free(&b->part);
-    tree_free(&b->tree);
+    eddy_partition_free(&b->part);
+    eddy_tree_free(&b->tree);
 }
 
 static int cell_index(const grid_shape *g, const int idx[3]) {
@@ -136,7 +136,7 @@ static void point_position(const grid_shape *g, int p, float q[3]) {
     q[2] = g->min[2] + (float)k * g->spacing[2];
 }
 
-/* Auto-mollification as in phase_build_grid (length scale 1). */
+/* Auto-mollification as in eddy_phase_build_grid (length scale 1). */
 static float auto_mollify(const grid_shape *g, float r) {
     float cell_volume = g->spacing[0] * g->spacing[1] * g->spacing[2];
     float f = eddy_cbrtf(cell_volume) / r;
@@ -178,7 +178,7 @@ Test(partition, stable_counting_sort) {
      * outside the grid (clamped into the boundary cells); some coincide. */
     grid_shape g;
     const float lo[3] = {-0.8f, -0.8f, -0.8f}, hi[3] = {0.8f, 0.8f, 0.8f};
-    grid_define(&g, lo, hi, 700);
+    eddy_grid_define(&g, lo, hi, 700);
     for (int i = 0; i < 200; ++i) {
         v.px[i] = g.min[0] + (float)(i % g.cells[0]) * g.spacing[0];
         v.py[i] = g.min[1];
@@ -189,21 +189,21 @@ Test(partition, stable_counting_sort) {
         v.pz[i] = v.pz[300];
     }
     partition part = {0};
-    cr_assert(partition_build(&part, &g, &v));
+    cr_assert(eddy_partition_build(&part, &g, &v));
     check_partition(&part, &g, &v);
     /* Rebuilding into the same (already large) buffers on another grid. */
-    grid_define(&g, lo, hi, 64);
-    cr_assert(partition_build(&part, &g, &v));
+    eddy_grid_define(&g, lo, hi, 64);
+    cr_assert(eddy_partition_build(&part, &g, &v));
     check_partition(&part, &g, &v);
     /* No vortons: every cell empty. */
     particle_array none;
     vortons_init(&none, 1);
-    cr_assert(partition_build(&part, &g, &none));
+    cr_assert(eddy_partition_build(&part, &g, &none));
     check_partition(&part, &g, &none);
     for (int c = 0; c <= grid_cell_count(&g); ++c) cr_assert_eq(part.cell_start[c], 0);
-    partition_free(&part);
-    particles_free(&v);
-    particles_free(&none);
+    eddy_partition_free(&part);
+    eddy_particles_free(&v);
+    eddy_particles_free(&none);
 }
 
 Test(partition, solver_grid_random_sets) {
@@ -214,7 +214,7 @@ Test(partition, solver_grid_random_sets) {
         build(&b, &v, 0.1f, 0);
         check_partition(&b.part, &b.grid, &v);
         built_free(&b);
-        particles_free(&v);
+        eddy_particles_free(&v);
     }
 }
 
@@ -229,7 +229,7 @@ Test(tree, levels_are_decimations_to_one_cell) {
     cr_assert(memcmp(&t->layer[0], &b.grid, sizeof b.grid) == 0, "level 0 is the template");
     for (int l = 1; l < t->levels; ++l) {
         grid_shape expect;
-        grid_decimate(&expect, &t->layer[l - 1]);
+        eddy_grid_decimate(&expect, &t->layer[l - 1]);
         cr_assert(memcmp(&expect, &t->layer[l], sizeof expect) == 0, "level %d", l);
         cr_assert(grid_cell_count(&t->layer[l - 1]) > 1);
     }
@@ -240,7 +240,7 @@ Test(tree, levels_are_decimations_to_one_cell) {
     while ((1 << log2) < max_cells) ++log2;
     cr_assert_eq(t->levels, log2 + 1);
     built_free(&b);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 /* Base cells: summed vorticity and weight are the sums over the cell's
@@ -318,7 +318,7 @@ Test(tree, base_cells_summarise_their_vortons) {
     cr_assert(singles > 100 && empties > 100 && multis > 100, "scene exercises all cases: %d %d %d",
               singles, empties, multis);
     built_free(&b);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 /* Upper cells: summed vorticity of the 2x2x2 (or 2x2x1...) children in z, y,
@@ -386,7 +386,7 @@ Test(tree, upper_cells_aggregate_children) {
         cr_assert(fabs((double)got[a] - tot[a]) <= 1e-5 * abs_sum, "root axis %d: %.9g vs %.9g",
                   a, (double)got[a], tot[a]);
     built_free(&b);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 Test(tree, root_total_of_random_set) {
@@ -407,7 +407,7 @@ Test(tree, root_total_of_random_set) {
     cr_assert(fabs((double)root->wz - tot[2]) <= 1e-5 * abs_sum);
     cr_assert(root->weight > 0.0f);
     built_free(&b);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 /* The tree does not depend on the worker count: two pool workers build the
@@ -426,21 +426,21 @@ Test(tree, build_independent_of_workers) {
     ts.enqueue = eddy_pool_enqueue;
     ts.finish = eddy_pool_finish;
     ts.user_context = pool;
-    ts.fp_canonical = fpenv_canonical(false);
+    ts.fp_canonical = eddy_fpenv_canonical(false);
     influence_tree t2;
     memset(&t2, 0, sizeof t2);
     for (int round = 0; round < 3; ++round) {
-        cr_assert(tree_build(&t2, &ts, &b.grid, &v, &b.part));
+        cr_assert(eddy_tree_build(&t2, &ts, &b.grid, &v, &b.part));
         cr_assert_eq(t2.levels, b.tree.levels);
         for (int l = 0; l < t2.levels; ++l)
             cr_assert(memcmp(t2.cells[l], b.tree.cells[l],
                              (size_t)grid_cell_count(&t2.layer[l]) * sizeof(supervorton)) == 0,
                       "level %d differs with 2 workers", l);
     }
-    tree_free(&t2);
+    eddy_tree_free(&t2);
     eddy_pool_destroy(pool);
     built_free(&b);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 /* ---------------------------------------------------------------- traversal */
@@ -464,10 +464,10 @@ Test(tree, exact_with_one_vorton_per_top_child) {
     built b;
     memset(&b, 0, sizeof b);
     const float lo[3] = {-1.1f, -1.1f, -1.1f}, hi[3] = {1.1f, 1.1f, 1.1f};
-    grid_define(&b.grid, lo, hi, 4096);
-    cr_assert(partition_build(&b.part, &b.grid, &v));
+    eddy_grid_define(&b.grid, lo, hi, 4096);
+    cr_assert(eddy_partition_build(&b.part, &b.grid, &v));
     task_system ts = inline_tasks();
-    cr_assert(tree_build(&b.tree, &ts, &b.grid, &v, &b.part));
+    cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, &v, &b.part));
     cr_assert_eq(b.tree.levels, 5);
     const float r = 0.1f;
     const float fs[] = {1.0f, 2.5f};
@@ -477,7 +477,7 @@ Test(tree, exact_with_one_vorton_per_top_child) {
         for (int p = 0; p < grid_point_count(&b.grid); ++p) {
             float q[3];
             point_position(&b.grid, p, q);
-            vec3 ut = tree_velocity_at(&b.tree, q[0], q[1], q[2], a, c);
+            vec3 ut = eddy_tree_velocity_at(&b.tree, q[0], q[1], q[2], a, c);
             vec3 ud = {0.0f, 0.0f, 0.0f};
             double scale = 0.0;
             for (int i = 0; i < v.count; ++i) {
@@ -497,7 +497,7 @@ Test(tree, exact_with_one_vorton_per_top_child) {
     }
     cr_log_info("one vorton per top child: worst %.3g relative", worst);
     built_free(&b);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 /* A single vorton on a one-cell grid (levels == 1): the root supervorton is
@@ -511,13 +511,13 @@ Test(tree, single_cell_tree) {
     cr_assert_eq(b.tree.levels, 1);
     const float qs[][3] = {{0.0f, 0.0f, 0.0f}, {0.3f, -0.45f, 1.02f}, {5.0f, 5.0f, 5.0f}};
     for (int n = 0; n < 3; ++n) {
-        vec3 ut = tree_velocity_at(&b.tree, qs[n][0], qs[n][1], qs[n][2], 0.125f, 1.0f);
-        vec3 ud = direct_velocity_at(&v, qs[n][0], qs[n][1], qs[n][2], 0.125f);
+        vec3 ut = eddy_tree_velocity_at(&b.tree, qs[n][0], qs[n][1], qs[n][2], 0.125f, 1.0f);
+        vec3 ud = eddy_direct_velocity_at(&v, qs[n][0], qs[n][1], qs[n][2], 0.125f);
         double e = norm3d((double)(ut.x - ud.x), (double)(ut.y - ud.y), (double)(ut.z - ud.z));
         cr_assert(e <= 1e-6 * norm3d((double)ud.x, (double)ud.y, (double)ud.z));
     }
     built_free(&b);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 /* The traversal of ALGORITHM.md section 4.3, written from the text: for the
@@ -573,11 +573,11 @@ Test(tree, traversal_follows_the_reference_description) {
             float lo[3], hi[3];
             bounds_of(sets[k], r, lo, hi);
             lo[2] = hi[2] = 0.25f;
-            grid_define(&b.grid, lo, hi, sets[k]->count);
+            eddy_grid_define(&b.grid, lo, hi, sets[k]->count);
             cr_assert_eq(b.grid.cells[2], 1);
-            cr_assert(partition_build(&b.part, &b.grid, sets[k]));
+            cr_assert(eddy_partition_build(&b.part, &b.grid, sets[k]));
             task_system ts = inline_tasks();
-            cr_assert(tree_build(&b.tree, &ts, &b.grid, sets[k], &b.part));
+            cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, sets[k], &b.part));
         }
         const float f = auto_mollify(&b.grid, r);
         const float a = f * r, c = 1.0f / (f * f * f);
@@ -590,7 +590,7 @@ Test(tree, traversal_follows_the_reference_description) {
                 for (int ax = 0; ax < 3; ++ax)
                     q[ax] = b.grid.min[ax] + b.grid.extent[ax] * (1.2f * eddy_rng_next_float(&rng) - 0.1f);
             }
-            vec3 got = tree_velocity_at(&b.tree, q[0], q[1], q[2], a, c);
+            vec3 got = eddy_tree_velocity_at(&b.tree, q[0], q[1], q[2], a, c);
             vec3 want = {0.0f, 0.0f, 0.0f};
             spec_traverse(&b.tree, b.tree.levels - 1, root, q, a, c, &want);
             cr_assert(got.x == want.x && got.y == want.y && got.z == want.z,
@@ -600,8 +600,8 @@ Test(tree, traversal_follows_the_reference_description) {
         }
         built_free(&b);
     }
-    particles_free(&v);
-    particles_free(&flat);
+    eddy_particles_free(&v);
+    eddy_particles_free(&flat);
 }
 
 /* Reference treecode on the same tree data with a distance-based opening
@@ -651,7 +651,7 @@ Test(tree, supervortons_converge_with_opening_rule) {
         for (int p = 0; p < grid_point_count(&b.grid); p += 3) {
             float q[3];
             point_position(&b.grid, p, q);
-            vec3 ud = direct_velocity_at(&v, q[0], q[1], q[2], r);
+            vec3 ud = eddy_direct_velocity_at(&v, q[0], q[1], q[2], r);
             vec3 um = {0.0f, 0.0f, 0.0f};
             mac_sum(&b.tree, b.tree.levels - 1, root, q, thetas[k], r, &um);
             e2 += pow((double)(um.x - ud.x), 2) + pow((double)(um.y - ud.y), 2) +
@@ -666,7 +666,7 @@ Test(tree, supervortons_converge_with_opening_rule) {
         prev = rms;
     }
     built_free(&b);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 /* ---------------------------------------------------------------- accuracy */
@@ -722,13 +722,13 @@ static void check_accuracy(const char *name, const particle_array *v, float r, i
     for (int p = 0; p < grid_point_count(&b.grid); ++p) {
         float q[3];
         point_position(&b.grid, p, q);
-        vec3 ud = direct_velocity_at(v, q[0], q[1], q[2], r);
+        vec3 ud = eddy_direct_velocity_at(v, q[0], q[1], q[2], r);
         vec3 um = {0.0f, 0.0f, 0.0f};
         for (int i = 0; i < v->count; ++i)
             kernel_accumulate(&um, q[0], q[1], q[2], v->px[i], v->py[i], v->pz[i], v->wx[i],
                               v->wy[i], v->wz[i], fa, c);
-        vec3 t1 = tree_velocity_at(&b.tree, q[0], q[1], q[2], r, 1.0f);
-        vec3 tf = tree_velocity_at(&b.tree, q[0], q[1], q[2], fa, c);
+        vec3 t1 = eddy_tree_velocity_at(&b.tree, q[0], q[1], q[2], r, 1.0f);
+        vec3 tf = eddy_tree_velocity_at(&b.tree, q[0], q[1], q[2], fa, c);
         cr_assert(isfinite(t1.x) && isfinite(t1.y) && isfinite(t1.z));
         cr_assert(isfinite(tf.x) && isfinite(tf.y) && isfinite(tf.z));
         err_add(&acc[0], t1, ud);
@@ -760,40 +760,40 @@ Test(accuracy, thick_ring) {
     particle_array v;
     const float r = scene_ring(&v, 1.0f, 1.0f, 0.2f);
     check_accuracy("ring R 1 T 1", &v, r, RESOLVED);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 Test(accuracy, thin_ring) {
     particle_array v;
     const float r = scene_ring(&v, 1.0f, 0.5f, 0.125f);
     check_accuracy("ring R 1 T 0.5", &v, r, RESOLVED);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 Test(accuracy, coherent_blob) {
     particle_array v;
     scene_uniform(&v, 2048, 2.0f, 3.0f, 22);
     check_accuracy("uniform, w + (0,0,3)", &v, 0.5f * eddy_cbrtf(8.0f / 2048.0f), RESOLVED);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 Test(accuracy, swirl) {
     particle_array v;
     scene_swirl(&v, 2048, 23);
     check_accuracy("swirl", &v, 0.08f, RESOLVED);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 Test(accuracy, incoherent_noise) {
     particle_array v;
     scene_uniform(&v, 2048, 2.0f, 0.0f, 21);
     check_accuracy("uniform, random w", &v, 0.5f * eddy_cbrtf(8.0f / 2048.0f), UNRESOLVED);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }
 
 Test(accuracy, coarse_swirl) {
     particle_array v;
     scene_swirl(&v, 512, 24);
     check_accuracy("swirl, 512", &v, 0.125f, UNRESOLVED);
-    particles_free(&v);
+    eddy_particles_free(&v);
 }

@@ -2,7 +2,7 @@
  * creation, population, emitters, kill by age, per-frame input, wind,
  * sampling, substeps and independence from the caller's FP mode.
  *
- * core.h is included only for direct_velocity_at (a reference) and, on
+ * core.h is included only for eddy_direct_velocity_at (a reference) and, on
  * x86-64 and aarch64, to read the raw FP control word. */
 #include <criterion/criterion.h>
 
@@ -792,9 +792,9 @@ Test(sample, direct_grid_at_grid_points) {
     particle_array pa;
     memset(&pa, 0, sizeof pa);
     pa.has_vorticity = true;
-    cr_assert(particles_reserve(&pa, n));
+    cr_assert(eddy_particles_reserve(&pa, n));
     for (int i = 0; i < n; ++i)
-        particles_push(&pa, (vec3){v[i].position.x, v[i].position.y, v[i].position.z},
+        eddy_particles_push(&pa, (vec3){v[i].position.x, v[i].position.y, v[i].position.z},
                        (vec3){0, 0, 0}, (vec3){v[i].vorticity.x, v[i].vorticity.y, v[i].vorticity.z},
                        0.0f, 0);
     const float r = eddy_world_get_def(w)->vorton_radius;
@@ -809,7 +809,7 @@ Test(sample, direct_grid_at_grid_points) {
                                gi.min_corner.y + (float)j * gi.cell_size.y,
                                gi.min_corner.z + (float)k * gi.cell_size.z};
                 eddy_vec3 s = eddy_world_sample_velocity(w, q);
-                vec3 u = direct_velocity_at(&pa, q.x, q.y, q.z, r);
+                vec3 u = eddy_direct_velocity_at(&pa, q.x, q.y, q.z, r);
                 double e = sqrt(pow((double)(s.x - d.wind.x - u.x), 2) +
                                 pow((double)(s.y - d.wind.y - u.y), 2) +
                                 pow((double)(s.z - d.wind.z - u.z), 2));
@@ -819,7 +819,7 @@ Test(sample, direct_grid_at_grid_points) {
     /* Sampling at a grid point reads that point's value up to the rounding of
      * the point's cell coordinate (the weight of the neighbours is ~1e-7). */
     cr_expect(worst <= 1e-5 * umax, "worst %.3g of max %.3g", worst, umax);
-    particles_free(&pa);
+    eddy_particles_free(&pa);
     free(v);
     eddy_world_destroy(w);
 }
@@ -877,25 +877,25 @@ static void fp_run_with(fp_run *out, int rounding, bool flush) {
     eddy_vec3 winds[FP_FRAMES]; /* inputs computed in round-to-nearest too */
     for (int f = 0; f < FP_FRAMES; ++f) winds[f] = (eddy_vec3){0.1f * (float)f, 0.0f, -0.05f};
     cr_assert_eq(fesetround(rounding), 0);
-    if (flush) fpenv_set(fpenv_get() | fpenv_canonical(true));
+    if (flush) eddy_fpenv_set(eddy_fpenv_get() | eddy_fpenv_canonical(true));
     for (int f = 0; f < FP_FRAMES; ++f) {
         eddy_input in = {0};
         in.flags = EDDY_INPUT_SET_WIND;
         in.wind = winds[f];
-        const uint32_t mode = fpenv_get();
+        const uint32_t mode = eddy_fpenv_get();
         eddy_status s = eddy_world_step(w, &in);
-        const bool control_restored = fpenv_is(mode); /* all control bits; not the flags */
-        const uint32_t after = fpenv_get();
+        const bool control_restored = eddy_fpenv_is(mode); /* all control bits; not the flags */
+        const uint32_t after = eddy_fpenv_get();
         const int round_after = fegetround();
-        fpenv_set(fpenv_canonical(false)); /* round to nearest for the asserts */
+        eddy_fpenv_set(eddy_fpenv_canonical(false)); /* round to nearest for the asserts */
         cr_assert_eq(s, EDDY_OK);
         cr_assert_eq(round_after, rounding, "frame %d: rounding mode not restored", f);
         cr_assert(control_restored, "frame %d: control word %#x, caller had %#x", f, after, mode);
         out->hash[f] = eddy_world_hash(w);
         fesetround(rounding);
-        if (flush) fpenv_set(fpenv_get() | fpenv_canonical(true));
+        if (flush) eddy_fpenv_set(eddy_fpenv_get() | eddy_fpenv_canonical(true));
     }
-    fpenv_set(fpenv_canonical(false));
+    eddy_fpenv_set(eddy_fpenv_canonical(false));
     fesetround(FE_TONEAREST);
     out->vortons = get_vortons(w, &out->nv);
     out->tracers = get_tracers(w, &out->nt);
@@ -908,7 +908,7 @@ static void fp_run_free(fp_run *r) {
 }
 
 Test(fpmode, caller_mode_restored_and_results_unchanged) {
-    const uint32_t original = fpenv_get();
+    const uint32_t original = eddy_fpenv_get();
     fp_run ref, tz, up;
     fp_run_with(&ref, FE_TONEAREST, false);
     fp_run_with(&tz, FE_TOWARDZERO, false);
@@ -936,7 +936,7 @@ Test(fpmode, caller_mode_restored_and_results_unchanged) {
     fp_run_free(&ref);
     fp_run_free(&tz);
     fp_run_free(&up);
-    fpenv_set(original);
+    eddy_fpenv_set(original);
 }
 
 #if defined(__x86_64__) || defined(_M_X64)

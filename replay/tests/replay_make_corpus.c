@@ -63,7 +63,7 @@ static void parse(const eddy_bytes *file, parsed *p) {
         if (f[k].tag != TAG_RECORD_HEADER) continue;
         record *r = &p->records[p->count++];
         record_header h;
-        record_header_get(file->data + f[k].offset, &h);
+        eddy_record_header_get(file->data + f[k].offset, &h);
         r->kind = h.kind;
         r->frame_count = h.frame_count;
         r->first_frame = h.first_frame;
@@ -89,21 +89,21 @@ static void rebuild(const parsed *p, eddy_bytes *out) {
         z.size = ZSTD_compress2(c, z.data, z.capacity, r->content.data, r->content.size);
         ZSTD_freeCCtx(c);
         const record_header h = {r->kind, (uint32_t)k, r->frame_count, r->first_frame, z.size,
-                                 r->content.size, replay_xxh3(z.data, z.size), 0};
+                                 r->content.size, eddy_replay_xxh3(z.data, z.size), 0};
         entries[k] = (index_entry){r->kind, r->frame_count, r->first_frame, out->size,
                                    RECORD_HEADER_FRAME + z.size};
-        record_header_put(out, &h);
+        eddy_record_header_put(out, &h);
         testkit_append(out, z.data, z.size);
         eddy_bytes_free(&z);
     }
     const uint64_t index_offset = out->size;
-    index_put(out, entries, (uint32_t)p->count);
+    eddy_index_put(out, entries, (uint32_t)p->count);
     int64_t last = p->records[0].first_frame;
     for (int k = 0; k < p->count; ++k)
         if (p->records[k].kind == RECORD_CHUNK)
             last = p->records[k].first_frame + p->records[k].frame_count - 1;
     const footer f = {(uint32_t)p->count, last, index_offset, 0};
-    footer_put(out, &f);
+    eddy_footer_put(out, &f);
     testkit_refresh_hashes(out->data, out->size);
 }
 
@@ -216,7 +216,7 @@ static void edit_snapshot_nan(eddy_bytes *c) {
     const size_t snap = 4 + le32(c->data) + 8;
     const size_t snap_size = (size_t)le64(c->data + 4 + le32(c->data));
     store32(c->data + snap + 32 + 12 + 137 + 12 + 4, 0x7fc00000u); /* first vorton's px */
-    store64(c->data + snap + snap_size - 8, replay_xxh3(c->data + snap, snap_size - 8));
+    store64(c->data + snap + snap_size - 8, eddy_replay_xxh3(c->data + snap, snap_size - 8));
 }
 
 static void semantic(const eddy_bytes *base) {

@@ -120,7 +120,7 @@ static uint64_t hash_of(eddy_world *w) { return eddy_world_hash(w).frame_hash; }
 /* Recompute the trailing checksum after an edit, so only the field checks
  * can refuse the snapshot. */
 static void reseal(eddy_bytes *b) {
-    uint64_t h = wire_xxh3(b->data, b->size - 8);
+    uint64_t h = eddy_wire_xxh3(b->data, b->size - 8);
     for (int i = 0; i < 8; ++i) b->data[b->size - 8 + (size_t)i] = (uint8_t)(h >> (8 * i));
 }
 
