@@ -8,6 +8,8 @@
  *   verify_env.c     worker environment: hwloc pinning, hostile FP mode
  *   verify_report.c  text matrix, JSON, progress on a terminal
  *   verify_replay.c  --replay: a replay's embedded hashes at every worker count
+ *   verify_corpus.c  --corpus: a directory of replays, --shard K/N of it
+ *   verify_junit.c   --junit: JUnit XML of the corpus runs; output file rules
  *
  * Dependency rule: only eddy's public API, the scene registry, tools/pin.h
  * (unless built with EDDY_VERIFY_NO_PIN) and include/eddy/replay.h (when built
@@ -59,6 +61,11 @@ typedef struct verify_options {
     bool help;
     bool list;
     const char *program;                    /* argv[0], for the regenerate command */
+    const char *corpus_dir;                 /* --corpus DIR: every *.eddyr in DIR */
+    int shard, shard_count;                 /* --shard K/N (1-based); 1/1 = everything */
+    const char *junit_path;                 /* --junit FILE ("-": stdout) */
+    bool force;                             /* --force: overwrite output files */
+    bool version;                           /* --version */
 } verify_options;
 
 /* Parse argv into *o. Returns VERIFY_EXIT_OK or VERIFY_EXIT_USAGE (message on stderr). */
@@ -178,5 +185,36 @@ void verify_json_string(FILE *out, const char *text);
 /* ---------------------------------------------------------------- replay */
 /* Check a replay's embedded hashes at every worker count and pin policy of o. */
 int verify_replay(const verify_options *o, verify_env *env);
+
+/* ---------------------------------------------------------------- corpus */
+typedef enum verify_case_result {
+    VERIFY_CASE_PASS = 0,
+    VERIFY_CASE_FAIL = 1,   /* diverged or could not step */
+    VERIFY_CASE_ERROR = 2,  /* the file cannot be used */
+} verify_case_result;
+
+/* One replay x pin policy x worker count (a JUnit test case). */
+typedef struct verify_case {
+    char replay[256];       /* file name within the corpus */
+    int workers;
+    verify_pin pin;
+    verify_case_result result;
+    int64_t frames;
+    double seconds;
+    char message[768];      /* why it failed; "" on a pass */
+} verify_case;
+
+/* Check every replay of o->corpus_dir in shard o->shard of o->shard_count. */
+int verify_corpus(const verify_options *o, verify_env *env);
+/* Whether the index-th corpus file (0-based, sorted by name) is in shard
+ * (1-based) of shard_count: index mod shard_count == shard - 1. */
+bool verify_shard_contains(int index, int shard, int shard_count);
+const char *verify_case_result_name(verify_case_result r);
+/* JUnit XML of cases to path ("-": stdout); refuses to overwrite an existing
+ * file unless force. */
+bool verify_junit_write(const char *path, bool force, const char *name, const verify_case *cases,
+                        int n, char *message, size_t size);
+/* false (and a message) if path exists and force is off; "-" is always allowed. */
+bool verify_output_allowed(const char *path, bool force, char *message, size_t size);
 
 #endif

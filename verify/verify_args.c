@@ -24,6 +24,7 @@ void verify_usage(FILE *out) {
             "usage: eddy-verify [--scene NAME|all] [--frames N] [--threads LIST]\n"
             "                   [--pin none|core|pu|all] [--golden DIR] [--bless]\n"
             "                   [--replay FILE] [--hostile-fp] [--json] [--list] [--help]\n"
+            "       eddy-verify --corpus DIR [--shard K/N] [--junit FILE] [--force] [--threads LIST]\n"
             "\n"
             "Runs each scene at each worker count and pin policy, hashes every frame and\n"
             "compares the trace with DIR/<scene>.golden; prints a pass/fail matrix and, for\n"
@@ -39,17 +40,25 @@ void verify_usage(FILE *out) {
             "  --bless         rewrite the goldens from a 1-worker unpinned run and print\n"
             "                  what changed (only after an intended change: docs/determinism.md)\n"
             "  --replay FILE   check a replay's embedded hashes at every worker count and pin\n"
+            "  --corpus DIR    check every DIR/*.eddyr replay at every worker count and pin\n"
+            "  --shard K/N     only the files of shard K of N: the i-th file by name (from 0)\n"
+            "                  is in shard (i mod N) + 1\n"
+            "  --junit FILE    also write JUnit XML (one test case per replay x pin x worker\n"
+            "                  count) to FILE, - for standard output (with --corpus)\n"
+            "  --force         overwrite an existing --junit FILE\n"
             "  --hostile-fp    step from a thread in round-toward-zero with FTZ/DAZ off and\n"
             "                  start every worker in that mode (the result must not change)\n"
             "  --json          one JSON object on stdout instead of the matrix\n"
             "  --list          list the scenes and their default frames\n"
             "  --help          this text\n"
+            "  --version       eddy version and hash-spec version\n"
             "  --mutate WHAT   TEST ONLY: break determinism on purpose to prove the check\n"
             "                  fails: reduction (reduction order follows the worker count)\n"
             "                  or fp-mode (workers keep their own FP mode; use with\n"
             "                  --hostile-fp)\n"
             "\n"
-            "exit: 0 all match, 1 a mismatch, 2 usage, 3 bad golden or replay file\n",
+            "exit: 0 all match, 1 a mismatch, 2 usage, 3 bad golden or replay file\n"
+            "after a failure: docs/verify.md\n",
             VERIFY_DEFAULT_THREADS, EDDY_VERIFY_GOLDEN_DIR);
 }
 
@@ -222,6 +231,22 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
     return argv[++*i];
 }
 
+/* "K/N" with 1 <= K <= N. */
+static int parse_shard(const char *text, verify_options *o) {
+    char first[16];
+    const char *slash = strchr(text, '/');
+    size_t len = slash != NULL ? (size_t)(slash - text) : 0;
+    bool ok = len > 0 && len < sizeof first;
+    if (ok) {
+        memcpy(first, text, len);
+        first[len] = '\0';
+        ok = parse_int(first, 1, 100000, &o->shard) && parse_int(slash + 1, 1, 100000, &o->shard_count) &&
+             o->shard <= o->shard_count;
+    }
+    if (!ok) return usage_error("--shard '%s': expected K/N with 1 <= K <= N, e.g. 2/4", text);
+    return VERIFY_EXIT_OK;
+}
+
 static int parse_valued(const char *name, const char *value, verify_options *o) {
     if (strcmp(name, "--scene") == 0) return parse_scenes(value, o);
     if (strcmp(name, "--threads") == 0) return parse_threads(value, o);
@@ -231,6 +256,12 @@ static int parse_valued(const char *name, const char *value, verify_options *o) 
         o->golden_dir = value;
     } else if (strcmp(name, "--replay") == 0) {
         o->replay_path = value;
+    } else if (strcmp(name, "--corpus") == 0) {
+        o->corpus_dir = value;
+    } else if (strcmp(name, "--junit") == 0) {
+        o->junit_path = value;
+    } else if (strcmp(name, "--shard") == 0) {
+        return parse_shard(value, o);
     } else if (!parse_int(value, 1, 1000000, &o->frames)) {
         return usage_error("--frames '%s': expected a whole number of frames >= 1", value);
     }
@@ -243,12 +274,15 @@ static bool *flag_of(const char *arg, verify_options *o) {
     if (strcmp(arg, "--hostile-fp") == 0) return &o->hostile_fp;
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return &o->help;
     if (strcmp(arg, "--list") == 0) return &o->list;
+    if (strcmp(arg, "--force") == 0) return &o->force;
+    if (strcmp(arg, "--version") == 0) return &o->version;
     return NULL;
 }
 
 static int parse_one(int argc, char **argv, int *i, verify_options *o) {
     static const char *const valued[] = {"--scene", "--frames", "--threads", "--pin",
-                                         "--golden", "--replay", "--mutate"};
+                                         "--golden", "--replay", "--mutate", "--corpus",
+                                         "--shard", "--junit"};
     bool *flag = flag_of(argv[*i], o);
     if (flag != NULL) {
         *flag = true;
@@ -269,6 +303,10 @@ static int check_combinations(const verify_options *o) {
     if (o->bless && o->mutations != 0) return usage_error("--bless with --mutate would bless a broken trace");
     if (o->replay_path != NULL && o->mutations != 0)
         return usage_error("--mutate needs scene runs; a replay's world definition is its own");
+    if (o->corpus_dir != NULL && (o->bless || o->replay_path != NULL || o->mutations != 0))
+        return usage_error("--corpus excludes --bless, --replay and --mutate");
+    if (o->corpus_dir == NULL && (o->shard_count > 1 || o->junit_path != NULL))
+        return usage_error("--shard and --junit need --corpus DIR");
     return VERIFY_EXIT_OK;
 }
 
@@ -278,6 +316,7 @@ static void set_defaults(verify_options *o, const char *program) {
     o->golden_dir = EDDY_VERIFY_GOLDEN_DIR;
     o->pins[0] = VERIFY_PIN_NONE;
     o->pin_count = 1;
+    o->shard = o->shard_count = 1;
     parse_threads(VERIFY_DEFAULT_THREADS, o);
     parse_scenes("all", o);
 }

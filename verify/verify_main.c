@@ -157,6 +157,10 @@ int main(int argc, char **argv) {
         verify_usage(stdout);
         return VERIFY_EXIT_OK;
     }
+    if (o.version) {
+        printf("eddy-verify %s (hash-spec %d)\n", eddy_version_string(), EDDY_HASH_SPEC_VERSION);
+        return VERIFY_EXIT_OK;
+    }
     if (o.list) {
         verify_list_scenes();
         return VERIFY_EXIT_OK;
@@ -167,7 +171,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "eddy-verify: %s\n", message);
         return VERIFY_EXIT_USAGE;
     }
-    if (o.replay_path != NULL) status = verify_replay(&o, env);
+    if (o.corpus_dir != NULL) status = verify_corpus(&o, env);
+    else if (o.replay_path != NULL) status = verify_replay(&o, env);
     else if (o.bless) status = bless_all(&o, env);
     else status = check_all(&o, env);
     verify_env_destroy(env);

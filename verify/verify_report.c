@@ -1,7 +1,7 @@
 /* What eddy-verify prints: the pass/fail matrix (one row per scene and pin
  * policy, one column per worker count, printed as soon as the row is done so
- * a CI log streams), the details of each failure, the command that
- * regenerates the goldens, a closing count; or, with --json, one JSON object
+ * a CI log streams), the details of each failure, where to read what to do
+ * about one (never a ready-to-run bless command), a closing count; or, with --json, one JSON object
  * (keys in docs/verify.md). A progress line goes to stderr only when stderr
  * is a terminal. */
 #include "verify.h"
@@ -182,16 +182,9 @@ void verify_regenerate_command(const verify_options *o, const char *scene, char 
     append_word(out, out_size, o->golden_dir);
 }
 
-/* The regenerate command for one scene, keeping its golden's frame count. */
-static void regenerate_scene(const verify_report *r, const report_entry *e, char *out,
-                             size_t size) {
-    verify_regenerate_command(r->o, e->config.scene, out, size);
-    const eddy_scene_info *info = eddy_scene_find(e->config.scene);
-    if (info != NULL && info->default_frames != e->golden_frames) {
-        size_t used = strlen(out);
-        snprintf(out + used, size - used, " --frames %d", e->golden_frames);
-    }
-}
+/* Where a failure is explained. No ready-to-run bless command is printed: a
+ * CI reader would be one paste away from blessing a determinism bug. */
+#define VERIFY_AFTER_FAILURE "docs/verify.md, \"After a failure\""
 
 /* ---------------------------------------------------------------- text */
 
@@ -243,9 +236,6 @@ static void print_failure(const verify_report *r, const report_entry *e) {
         printf("  (a test-only mutation was on: this failure is the expected one; never bless it)\n");
         return;
     }
-    char command[1024];
-    regenerate_scene(r, e, command, sizeof command);
-    printf("  regenerate (only after an intended change): %s\n", command);
 }
 
 static void count_results(const verify_report *r, int *passed, int *failed) {
@@ -260,12 +250,9 @@ static void count_results(const verify_report *r, int *passed, int *failed) {
 static void finish_text(const verify_report *r, int passed, int failed) {
     for (int i = 0; i < r->count; ++i)
         if (!r->entries[i].outcome.ok) print_failure(r, &r->entries[i]);
-    if (failed > 0) {
-        char command[1024];
-        verify_regenerate_command(r->o, NULL, command, sizeof command);
-        printf("regenerate every golden (only after an intended change, docs/determinism.md): "
-               "%s\n", command);
-    }
+    if (failed > 0)
+        printf("what to do: %s (a divergence is a determinism bug until shown otherwise)\n",
+               VERIFY_AFTER_FAILURE);
     printf("eddy-verify: %d passed, %d failed\n", passed, failed);
 }
 
@@ -315,12 +302,8 @@ static void json_entry(const verify_report *r, const report_entry *e) {
         printf(", \"error\": ");
         verify_json_string(stdout, o->message);
     } else if (!o->ok) {
-        char command[1024];
-        regenerate_scene(r, e, command, sizeof command);
         printf(", \"divergence\": ");
         json_divergence(&o->divergence);
-        printf(", \"regenerate\": ");
-        verify_json_string(stdout, command);
     }
     printf("}");
 }
@@ -342,10 +325,8 @@ static void finish_json(const verify_report *r, int passed, int failed) {
         verify_json_string(stdout, r->bad[i].message);
         printf("}");
     }
-    char command[1024];
-    verify_regenerate_command(r->o, NULL, command, sizeof command);
-    printf("],\n  \"passed\": %d,\n  \"failed\": %d,\n  \"regenerate\": ", passed, failed);
-    verify_json_string(stdout, command);
+    printf("],\n  \"passed\": %d,\n  \"failed\": %d,\n  \"after_failure\": ", passed, failed);
+    verify_json_string(stdout, VERIFY_AFTER_FAILURE);
     printf("\n}\n");
 }
 
