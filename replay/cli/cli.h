@@ -31,10 +31,18 @@ typedef struct cli_options {
     int chunk;             /* -1: not given */
     int level;             /* -1: not given */
     int size;              /* render: image edge in pixels */
+    int every;             /* render: every K-th frame; 0: not given */
+    int sheet;             /* render: contact sheet of N frames; 0: not given */
+    int against_threads;   /* render-diff: second worker count; 0: not given */
+    const char *camera;    /* render: XLO,YLO,XHI,YHI */
+    const char *color;     /* render: plain | density */
+    float density_range;   /* render: --range R for --color density; 0: fitted */
     eddy_pin_policy pin;
     bool strict;
     bool no_block_hashes;
     bool quiet;
+    bool force;            /* overwrite existing output files */
+    bool json;             /* info, play: one JSON object on stdout */
 } cli_options;
 
 /* Print "eddy-replay: <message>" to stderr and return code. */
@@ -48,6 +56,10 @@ int cli_parse(int argc, char **argv, cli_options *o);
 void progress_show(const char *what, int64_t done, int64_t total);
 void progress_done(void);
 eddy_replay_progress_fn progress_callback; /* context: the label */
+
+/* EXIT_OK if path may be written: "-", a new file, or --force. Else a
+ * message and EXIT_USAGE. */
+int cli_check_output(const char *path, const cli_options *o);
 
 /* Open a replay for reading with the options' threading; prints why not.
  * Returns the exit code; *player is set (and maybe truncated is set) when
@@ -67,5 +79,6 @@ int cmd_diff(const cli_options *o);
 int cmd_scenes(const cli_options *o);
 int cmd_dump(const cli_options *o);
 int cmd_render(const cli_options *o);
+int cmd_render_diff(const cli_options *o);
 
 #endif

@@ -1,137 +1,254 @@
-/* eddy-replay render: a PNG of one frame seen along an axis.
+/* eddy-replay render and render-diff: pictures of a replay for people.
  *
- * Tracers are splatted into a count per pixel and shaded by that density
- * (1 - exp(-count / typical count)), vortons drawn as red dots brightened by
- * |omega|, bodies outlined in yellow: spheres as circles, polytopes as the
- * convex hull of their projected vertices. The world's public API gives a
- * body's pose but not its shape, so the shapes are read from a snapshot of
- * the frame (the BODY section, docs/snapshot-format.md §3.5). The picture is
- * for people, not for comparison: floats and libm are fine here. */
+ * Design notes.
+ * - One camera for the whole replay: unless --camera sets it, a first pass
+ *   re-simulates every recorded frame and fits a square view to every
+ *   vorton, tracer and body (its position plus the radius that holds its
+ *   shape) over all frames, with a 5% margin. Every frame rendered from a
+ *   file then has the same world-to-pixel mapping, so frames compare and
+ *   make a video, and a free body that leaves the particle cloud stays in
+ *   the picture. The bounds are printed and stored in the PNG as the tEXt
+ *   chunk "eddy-camera" ("VIEW xlo ylo xhi yhi", world units) with
+ *   "eddy-frame" and "eddy-time".
+ * - Layers: tracers splatted into a count per pixel and shaded by it (or,
+ *   with --color density, coloured by their mean density deviation on a
+ *   blue-white-red scale whose range is fixed over the replay, with a
+ *   legend); vortons as red dots; bodies filled in amber with a yellow
+ *   outline (spheres as discs, polytopes as the convex hull of their
+ *   projected vertices; hollow containers outlined only); then the frame
+ *   number and time, and a scale bar.
+ * - render-diff: two re-simulations stepped side by side (two files, or one
+ *   file at two worker counts) until their world hashes differ; that frame
+ *   is drawn in two panels with the particles whose state differs (any
+ *   bit of position, velocity, vorticity or density deviation) circled in
+ *   magenta.
+ * - The picture is for people, not for comparison: floats and libm are
+ *   fine here. */
 #include "cli.h"
+#include "cli_draw.h"
+#include "cli_shapes.h"
 
 #include <math.h>
-#include <png.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct canvas {
-    int size;
-    uint8_t *rgb;
-    float *count;
-    int axis[2];        /* world axes shown right and up */
-    float lo[2], scale; /* world -> pixels */
-} canvas;
+typedef struct camera {
+    int axis[2];          /* world axes shown right and up */
+    char view;            /* 'x', 'y' or 'z' */
+    float lo[2], span;    /* square: lo .. lo + span on both axes */
+    int size;             /* panel edge in pixels */
+    float scale;          /* pixels per world unit */
+    float density_range;  /* |rho'| at the ends of the colour scale */
+    bool density;         /* --color density */
+} camera;
 
-typedef struct rgb {
-    uint8_t r, g, b;
-} rgb;
+static const rgb k_body_fill = {200, 140, 20}, k_body_edge = {255, 215, 40};
+static const rgb k_highlight = {255, 40, 255}, k_text = {235, 235, 235};
 
 static float coord(eddy_vec3 p, int a) { return a == 0 ? p.x : a == 1 ? p.y : p.z; }
 
-static void to_pixel(const canvas *c, eddy_vec3 p, float *x, float *y) {
+static void to_pixel(const camera *c, eddy_vec3 p, float *x, float *y) {
     *x = (coord(p, c->axis[0]) - c->lo[0]) * c->scale;
     *y = (float)(c->size - 1) - (coord(p, c->axis[1]) - c->lo[1]) * c->scale;
 }
 
-static void put_pixel(canvas *c, int x, int y, rgb col) {
-    if (x < 0 || y < 0 || x >= c->size || y >= c->size) return;
-    uint8_t *p = c->rgb + 3 * ((size_t)y * (size_t)c->size + (size_t)x);
-    p[0] = col.r;
-    p[1] = col.g;
-    p[2] = col.b;
+static bool view_axes(const char *view, camera *c) {
+    c->view = view ? view[0] : 'z';
+    if (!view || !strcmp(view, "z")) c->axis[0] = 0, c->axis[1] = 1;
+    else if (!strcmp(view, "x")) c->axis[0] = 1, c->axis[1] = 2;
+    else if (!strcmp(view, "y")) c->axis[0] = 0, c->axis[1] = 2;
+    else return false;
+    return true;
 }
 
-static void line(canvas *c, float x0, float y0, float x1, float y1, rgb col) {
-    const float dx = x1 - x0, dy = y1 - y0;
-    const int steps = (int)(fabsf(dx) > fabsf(dy) ? fabsf(dx) : fabsf(dy)) + 1;
-    for (int k = 0; k <= steps && k < 100000; ++k) {
-        const float t = (float)k / (float)steps;
-        put_pixel(c, (int)lroundf(x0 + t * dx), (int)lroundf(y0 + t * dy), col);
-    }
-}
+/* ---------------------------------------------------------------- fitting */
+typedef struct extent {
+    float lo[3], hi[3];
+    float density;        /* largest |rho'| seen */
+} extent;
 
-/* ---------------------------------------------------------------- framing */
-static void grow_bounds(float lo[3], float hi[3], eddy_vec3 p, float r) {
+static void grow(extent *e, eddy_vec3 p, float r) {
     const float v[3] = {p.x, p.y, p.z};
     for (int a = 0; a < 3; ++a) {
-        if (v[a] - r < lo[a]) lo[a] = v[a] - r;
-        if (v[a] + r > hi[a]) hi[a] = v[a] + r;
+        if (!isfinite(v[a])) return;
+    }
+    for (int a = 0; a < 3; ++a) {
+        if (v[a] - r < e->lo[a]) e->lo[a] = v[a] - r;
+        if (v[a] + r > e->hi[a]) e->hi[a] = v[a] + r;
     }
 }
 
-static void frame_view(canvas *c, eddy_world *w) {
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    eddy_vorton v;
-    for (int i = 0; eddy_world_get_vortons(w, i, 1, &v) == 1; ++i) grow_bounds(lo, hi, v.position, 0.0f);
-    eddy_tracer t;
-    for (int i = 0; eddy_world_get_tracers(w, i, 1, &t) == 1; ++i) grow_bounds(lo, hi, t.position, 0.0f);
-    float span = 0.0f;
+static void grow_density(extent *e, float d) {
+    if (isfinite(d) && fabsf(d) > e->density) e->density = fabsf(d);
+}
+
+enum { BATCH = 4096 };
+
+static void extent_add_world(extent *e, eddy_world *w) {
+    static eddy_vorton v[BATCH];
+    static eddy_tracer t[BATCH];
+    int n;
+    for (int i = 0; (n = eddy_world_get_vortons(w, i, BATCH, v)) > 0; i += n)
+        for (int k = 0; k < n; ++k) grow(e, v[k].position, 0.0f), grow_density(e, v[k].density_deviation);
+    for (int i = 0; (n = eddy_world_get_tracers(w, i, BATCH, t)) > 0; i += n)
+        for (int k = 0; k < n; ++k) grow(e, t[k].position, 0.0f), grow_density(e, t[k].density_deviation);
+    cli_body *b;
+    const int m = cli_world_bodies(w, &b);
+    for (int k = 0; k < m; ++k) grow(e, b[k].state.position, cli_body_bound(&b[k]));
+    free(b);
+}
+
+/* Step p through every recorded frame from the start, growing e. A
+ * re-simulation that leaves the recording still steps on. */
+static int fit_pass(eddy_player *p, extent *e) {
+    eddy_divergence d;
+    const eddy_replay_info info = eddy_player_info(p);
+    eddy_status s = eddy_player_seek(p, info.first_frame, &d);
+    if (s != EDDY_OK && s != EDDY_ERROR_DIVERGED) return cli_fail(cli_exit_code(s), "%s", eddy_player_error_message(p));
+    extent_add_world(e, eddy_player_world(p));
+    for (;;) {
+        s = eddy_player_step(p, &d);
+        if (s == EDDY_ERROR_NOT_FOUND) break;
+        if (s != EDDY_OK && s != EDDY_ERROR_DIVERGED) {
+            progress_done();
+            return cli_fail(cli_exit_code(s), "%s", eddy_player_error_message(p));
+        }
+        extent_add_world(e, eddy_player_world(p));
+        progress_show("fitting the camera:", eddy_player_frame(p), info.last_frame);
+    }
+    progress_done();
+    return EXIT_OK;
+}
+
+static void camera_from_extent(camera *c, const extent *e) {
+    float span = 0.0f, mid[2];
     for (int k = 0; k < 2; ++k) {
         const int a = c->axis[k];
-        if (!(lo[a] <= hi[a])) lo[a] = -1.0f, hi[a] = 1.0f;
-        if (hi[a] - lo[a] > span) span = hi[a] - lo[a];
+        const bool any = e->lo[a] <= e->hi[a];
+        const float lo = any ? e->lo[a] : -1.0f, hi = any ? e->hi[a] : 1.0f;
+        mid[k] = 0.5f * (lo + hi);
+        if (hi - lo > span) span = hi - lo;
     }
     if (!(span > 1e-6f)) span = 2.0f;
     span *= 1.1f;
-    for (int k = 0; k < 2; ++k) {
-        const int a = c->axis[k];
-        c->lo[k] = 0.5f * (lo[a] + hi[a]) - 0.5f * span;
-    }
-    c->scale = (float)(c->size - 1) / span;
+    c->span = span;
+    for (int k = 0; k < 2; ++k) c->lo[k] = mid[k] - 0.5f * span;
+    c->density_range = e->density > 0.0f ? e->density : 1.0f;
+}
+
+static bool parse_camera(const char *text, camera *c) {
+    float v[4];
+    char tail;
+    if (sscanf(text, "%f,%f,%f,%f%c", &v[0], &v[1], &v[2], &v[3], &tail) != 4) return false;
+    for (int k = 0; k < 4; ++k)
+        if (!isfinite(v[k])) return false;
+    if (!(v[2] > v[0] && v[3] > v[1])) return false;
+    c->lo[0] = v[0], c->lo[1] = v[1];
+    c->span = fmaxf(v[2] - v[0], v[3] - v[1]);
+    return true;
+}
+
+/* Set the camera from --camera or by fitting over the players' frames. */
+static int setup_camera(const cli_options *o, camera *c, eddy_player **players, int n) {
+    if (!view_axes(o->view, c)) return cli_fail(EXIT_USAGE, "--view %s: expected x, y or z", o->view);
+    c->size = o->size;
+    c->density = o->color && !strcmp(o->color, "density");
+    if (o->color && !c->density && strcmp(o->color, "plain"))
+        return cli_fail(EXIT_USAGE, "--color %s: expected plain or density", o->color);
+    extent e = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0.0f};
+    const bool fixed = o->camera != NULL;
+    if (fixed && !parse_camera(o->camera, c))
+        return cli_fail(EXIT_USAGE, "--camera %s: expected XLO,YLO,XHI,YHI with XLO < XHI, YLO < YHI",
+                        o->camera);
+    if (!fixed || (c->density && o->density_range <= 0.0f))
+        for (int k = 0; k < n; ++k) {
+            const int code = fit_pass(players[k], &e);
+            if (code != EXIT_OK) return code;
+        }
+    if (!fixed) camera_from_extent(c, &e);
+    else c->density_range = e.density > 0.0f ? e.density : 1.0f;
+    if (o->density_range > 0.0f) c->density_range = o->density_range;
+    c->scale = (float)(c->size - 1) / c->span;
+    return EXIT_OK;
+}
+
+static void camera_text(const camera *c, char *out, size_t size) {
+    snprintf(out, size, "%c %.9g %.9g %.9g %.9g", c->view, (double)c->lo[0], (double)c->lo[1],
+             (double)(c->lo[0] + c->span), (double)(c->lo[1] + c->span));
+}
+
+static FILE *info_stream(const cli_options *o) {
+    return o->output && !strcmp(o->output, "-") ? stderr : stdout;
+}
+
+static void print_camera(const cli_options *o, const camera *c) {
+    if (o->quiet) return;
+    static const char names[3] = {'x', 'y', 'z'};
+    fprintf(info_stream(o), "camera: view %c, %c %.6g..%.6g, %c %.6g..%.6g (%s)%s", c->view,
+            names[c->axis[0]], (double)c->lo[0], (double)(c->lo[0] + c->span), names[c->axis[1]],
+            (double)c->lo[1], (double)(c->lo[1] + c->span),
+            o->camera ? "set by --camera" : "fitted over every frame", "");
+    if (c->density) fprintf(info_stream(o), ", density deviation scale +-%.4g", (double)c->density_range);
+    fputc('\n', info_stream(o));
 }
 
 /* ---------------------------------------------------------------- layers */
-static void draw_tracers(canvas *c, eddy_world *w) {
-    eddy_tracer t;
-    for (int i = 0; eddy_world_get_tracers(w, i, 1, &t) == 1; ++i) {
-        float x, y;
-        to_pixel(c, t.position, &x, &y);
-        const int px = (int)x, py = (int)y;
-        if (px >= 0 && py >= 0 && px < c->size && py < c->size)
-            c->count[(size_t)py * (size_t)c->size + (size_t)px] += 1.0f;
-    }
+static rgb diverging(float t) { /* t in [-1, 1]: blue, white, red */
+    t = fmaxf(-1.0f, fminf(1.0f, t));
+    if (t < 0.0f) return (rgb){(uint8_t)(255.0f * (1.0f + t)), (uint8_t)(255.0f * (1.0f + 0.6f * t)), 255};
+    return (rgb){255, (uint8_t)(255.0f * (1.0f - 0.8f * t)), (uint8_t)(255.0f * (1.0f - t))};
+}
+
+static void draw_tracers(image *im, const camera *c, eddy_world *w) {
+    const size_t n = (size_t)c->size * (size_t)c->size;
+    float *count = calloc(n, sizeof *count), *dev = calloc(n, sizeof *dev);
+    static eddy_tracer t[BATCH];
+    int got;
+    for (int i = 0; count && dev && (got = eddy_world_get_tracers(w, i, BATCH, t)) > 0; i += got)
+        for (int k = 0; k < got; ++k) {
+            float x, y;
+            to_pixel(c, t[k].position, &x, &y);
+            if (!(x >= 0.0f && y >= 0.0f && x < (float)c->size && y < (float)c->size)) continue;
+            const size_t at = (size_t)y * (size_t)c->size + (size_t)x;
+            count[at] += 1.0f;
+            dev[at] += t[k].density_deviation;
+        }
     double sum = 0.0;
     size_t used = 0;
-    const size_t n = (size_t)c->size * (size_t)c->size;
-    for (size_t k = 0; k < n; ++k)
-        if (c->count[k] > 0.0f) sum += (double)c->count[k], ++used;
+    for (size_t k = 0; count && k < n; ++k)
+        if (count[k] > 0.0f) sum += (double)count[k], ++used;
     const float typical = used ? (float)(sum / (double)used) : 1.0f;
-    for (size_t k = 0; k < n; ++k) {
-        const float s = 1.0f - expf(-c->count[k] / typical);
-        c->rgb[3 * k] = (uint8_t)(12.0f + 215.0f * s);
-        c->rgb[3 * k + 1] = (uint8_t)(14.0f + 220.0f * s);
-        c->rgb[3 * k + 2] = (uint8_t)(22.0f + 228.0f * s);
+    for (size_t k = 0; count && dev && k < n; ++k) {
+        if (count[k] == 0.0f) continue;
+        const float s = 1.0f - expf(-count[k] / typical);
+        const int x = (int)(k % (size_t)c->size), y = (int)(k / (size_t)c->size);
+        if (c->density)
+            image_blend(im, x, y, diverging(dev[k] / count[k] / c->density_range), 0.35f + 0.65f * s);
+        else
+            image_put(im, x, y, (rgb){(uint8_t)(12.0f + 215.0f * s), (uint8_t)(14.0f + 220.0f * s),
+                                      (uint8_t)(22.0f + 228.0f * s)});
     }
+    free(count);
+    free(dev);
 }
 
 static float length3(eddy_vec3 v) { return sqrtf(v.x * v.x + v.y * v.y + v.z * v.z); }
 
-static void draw_vortons(canvas *c, eddy_world *w) {
+static void draw_vortons(image *im, const camera *c, eddy_world *w) {
     float top = 0.0f;
     eddy_vorton v;
     for (int i = 0; eddy_world_get_vortons(w, i, 1, &v) == 1; ++i)
         if (length3(v.vorticity) > top) top = length3(v.vorticity);
     for (int i = 0; eddy_world_get_vortons(w, i, 1, &v) == 1; ++i) {
         const float s = top > 0.0f ? length3(v.vorticity) / top : 0.0f;
-        const rgb col = {255, (uint8_t)(40.0f + 140.0f * s), (uint8_t)(30.0f + 60.0f * s)};
+        rgb col = {255, (uint8_t)(40.0f + 140.0f * s), (uint8_t)(30.0f + 60.0f * s)};
+        if (c->density) col = diverging(v.density_deviation / c->density_range);
         float x, y;
         to_pixel(c, v.position, &x, &y);
+        if (!isfinite(x) || !isfinite(y) || fabsf(x) > 1e6f || fabsf(y) > 1e6f) continue;
         for (int dy = 0; dy < 2; ++dy)
-            for (int dx = 0; dx < 2; ++dx) put_pixel(c, (int)x + dx, (int)y + dy, col);
+            for (int dx = 0; dx < 2; ++dx) image_put(im, (int)x + dx, (int)y + dy, col);
     }
-}
-
-/* ---------------------------------------------------------------- bodies */
-static const rgb k_body = {255, 210, 40};
-
-static eddy_vec3 rotate(eddy_quat q, eddy_vec3 v) {
-    /* v + 2 q.w (u x v) + 2 u x (u x v), u = (q.x, q.y, q.z) */
-    const eddy_vec3 u = {q.x, q.y, q.z};
-    const eddy_vec3 t = {2.0f * (u.y * v.z - u.z * v.y), 2.0f * (u.z * v.x - u.x * v.z),
-                         2.0f * (u.x * v.y - u.y * v.x)};
-    return (eddy_vec3){v.x + q.w * t.x + (u.y * t.z - u.z * t.y),
-                       v.y + q.w * t.y + (u.z * t.x - u.x * t.z),
-                       v.z + q.w * t.z + (u.x * t.y - u.y * t.x)};
 }
 
 static float cross2(const float *o, const float *a, const float *b) {
@@ -158,190 +275,388 @@ static int hull2(float (*p)[2], int n, float (*h)[2]) {
     return k > 1 ? k - 1 : k;
 }
 
-static void draw_polytope(canvas *c, const eddy_shape *s, const eddy_body_state *b) {
-    eddy_vec3 v[256];
-    int n = eddy_shape_vertices(s, v, 256);
-    if (n > 256) n = 256;
-    float p[256][2], h[514][2];
-    for (int k = 0; k < n; ++k) {
-        eddy_vec3 r = rotate(b->orientation, v[k]);
-        r = (eddy_vec3){r.x + b->position.x, r.y + b->position.y, r.z + b->position.z};
-        to_pixel(c, r, &p[k][0], &p[k][1]);
-    }
-    const int m = n >= 3 ? hull2(p, n, h) : 0;
-    for (int k = 0; k < m; ++k)
-        line(c, h[k][0], h[k][1], h[(k + 1) % m][0], h[(k + 1) % m][1], k_body);
-}
-
-static void draw_sphere(canvas *c, float radius, const eddy_body_state *b) {
+static void draw_body(image *im, const camera *c, const cli_body *b, rgb edge) {
     float x, y;
-    to_pixel(c, b->position, &x, &y);
-    const float r = radius * c->scale;
-    const int steps = 16 + (int)(r * 6.0f) % 2048;
-    for (int k = 0; k < steps; ++k) {
-        const float a0 = 6.2831853f * (float)k / (float)steps;
-        const float a1 = 6.2831853f * (float)(k + 1) / (float)steps;
-        line(c, x + r * cosf(a0), y + r * sinf(a0), x + r * cosf(a1), y + r * sinf(a1), k_body);
-    }
-}
-
-/* Shapes of the live bodies, in slot order, from a snapshot's BODY section.
- * Returns the count read (0 when the section cannot be read). */
-static int snapshot_shapes(const uint8_t *s, size_t size, eddy_shape *out, int capacity);
-
-static void draw_bodies(canvas *c, eddy_world *w) {
-    const int n = eddy_world_body_count(w);
-    if (n == 0) return;
-    eddy_body_id *ids = malloc((size_t)n * sizeof *ids);
-    eddy_shape *shapes = malloc((size_t)n * sizeof *shapes);
-    eddy_bytes snap = {0};
-    int known = 0;
-    if (ids && shapes && eddy_world_snapshot(w, &snap) == EDDY_OK)
-        known = snapshot_shapes(snap.data, snap.size, shapes, n);
-    const int m = ids ? eddy_world_get_body_ids(w, ids, n) : 0;
-    for (int k = 0; k < m && k < known; ++k) {
-        eddy_body_state b;
-        if (eddy_world_get_body(w, ids[k], &b) != EDDY_OK) continue;
-        if (shapes[k].type == EDDY_SHAPE_SPHERE) draw_sphere(c, shapes[k].radius, &b);
-        else draw_polytope(c, &shapes[k], &b);
-    }
-    eddy_bytes_free(&snap);
-    free(ids);
-    free(shapes);
-}
-
-/* ---------------------------------------------------------------- snapshot */
-typedef struct rd {
-    const uint8_t *p;
-    size_t size, pos;
-    bool bad;
-} rd;
-
-static const uint8_t *take(rd *r, size_t n) {
-    if (r->bad || n > r->size - r->pos) {
-        r->bad = true;
-        return NULL;
-    }
-    r->pos += n;
-    return r->p + r->pos - n;
-}
-
-static uint32_t u32(rd *r) {
-    const uint8_t *q = take(r, 4);
-    return q ? (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24 : 0;
-}
-
-static float f32(rd *r) {
-    uint32_t b = u32(r);
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
-}
-
-/* A body's record after its shape: the rest of the def (69 bytes) and the
- * body state (check_embedded, 63 floats): docs/snapshot-format.md §3.5. */
-enum { BODY_AFTER_SHAPE = 69 + 1 + 63 * 4 };
-
-static bool read_shape(rd *r, eddy_shape *s) {
-    memset(s, 0, sizeof *s);
-    const uint8_t *type = take(r, 1);
-    if (!type) return false;
-    if (*type == EDDY_SHAPE_SPHERE) {
-        s->type = EDDY_SHAPE_SPHERE;
-        s->radius = f32(r);
-    } else {
-        s->type = EDDY_SHAPE_POLYTOPE;
-        const uint8_t *n = take(r, 1);
-        s->plane_count = n && *n <= EDDY_MAX_PLANES ? *n : 0;
-        for (int k = 0; k < s->plane_count; ++k) {
-            s->planes[k].normal = (eddy_vec3){f32(r), f32(r), f32(r)};
-            s->planes[k].offset = f32(r);
+    to_pixel(c, b->state.position, &x, &y);
+    if (b->shape.type == EDDY_SHAPE_SPHERE) {
+        const float r = b->shape.radius * c->scale;
+        if (!b->shape.hole) image_fill_disc(im, x, y, r, k_body_fill, 0.85f);
+        const int steps = 16 + (int)fminf(r * 6.0f, 2048.0f);
+        for (int k = 0; k < steps; ++k) {
+            const float a0 = 6.2831853f * (float)k / (float)steps;
+            const float a1 = 6.2831853f * (float)(k + 1) / (float)steps;
+            image_line(im, x + r * cosf(a0), y + r * sinf(a0), x + r * cosf(a1), y + r * sinf(a1), edge);
         }
+        return;
     }
-    const uint8_t *hole = take(r, 1);
-    s->hole = hole && *hole;
-    return !r->bad;
+    eddy_vec3 v[CLI_MAX_BODY_VERTICES];
+    const int n = cli_body_vertices(b, v, CLI_MAX_BODY_VERTICES);
+    float p[CLI_MAX_BODY_VERTICES][2], h[2 * CLI_MAX_BODY_VERTICES + 2][2];
+    for (int k = 0; k < n; ++k) to_pixel(c, v[k], &p[k][0], &p[k][1]);
+    const int m = n >= 3 ? hull2(p, n, h) : 0;
+    if (!b->shape.hole) image_fill_convex(im, (const float(*)[2])h, m, k_body_fill, 0.85f);
+    for (int k = 0; k < m; ++k) image_line(im, h[k][0], h[k][1], h[(k + 1) % m][0], h[(k + 1) % m][1], edge);
+    image_fill_disc(im, x, y, 1.5f, edge, 1.0f); /* the centre, even for a body smaller than a pixel */
 }
 
-static int snapshot_shapes(const uint8_t *s, size_t size, eddy_shape *out, int capacity) {
-    rd r = {s, size, 32, false};
-    const uint32_t body_tag = 'B' | 'O' << 8 | 'D' << 16 | (uint32_t)'Y' << 24;
-    for (;;) {
-        const uint32_t tag = u32(&r);
-        const uint32_t lo = u32(&r), hi = u32(&r);
-        if (r.bad || hi != 0) return 0;
-        if (tag == body_tag) break;
-        take(&r, lo);
-    }
-    const uint32_t slots = u32(&r);
-    int n = 0;
-    for (uint32_t k = 0; k < slots && !r.bad && n < capacity; ++k) {
-        const uint8_t *alive = take(&r, 1);
-        take(&r, 2); /* generation */
-        if (!alive || !*alive) continue;
-        take(&r, 1); /* body type */
-        if (!read_shape(&r, &out[n])) return n;
-        take(&r, BODY_AFTER_SHAPE);
-        ++n;
-    }
-    return r.bad ? 0 : n;
+static void draw_bodies(image *im, const camera *c, eddy_world *w) {
+    cli_body *b;
+    const int n = cli_world_bodies(w, &b);
+    for (int k = 0; k < n; ++k) draw_body(im, c, &b[k], k_body_edge);
+    free(b);
 }
 
-/* ---------------------------------------------------------------- png */
-static int write_png(const char *path, const canvas *c) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return cli_fail(EXIT_IO, "cannot write %s", path);
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!png || !info || setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        fclose(f);
-        return cli_fail(EXIT_IO, "writing %s failed", path);
-    }
-    png_init_io(png, f);
-    png_set_IHDR(png, info, (png_uint_32)c->size, (png_uint_32)c->size, 8, PNG_COLOR_TYPE_RGB,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (int y = 0; y < c->size; ++y) png_write_row(png, c->rgb + 3 * (size_t)y * (size_t)c->size);
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
-    return fclose(f) == 0 ? EXIT_OK : cli_fail(EXIT_IO, "writing %s failed", path);
+/* ---------------------------------------------------------------- overlays */
+static int text_scale(const camera *c) { return c->size >= 384 ? 2 : 1; }
+
+static void draw_frame_label(image *im, const camera *c, eddy_world *w, const char *extra) {
+    const int64_t frame = eddy_world_frame(w);
+    const double t = (double)frame * (double)eddy_world_get_def(w)->dt;
+    char text[160];
+    snprintf(text, sizeof text, "FRAME %lld  T=%.3f s%s%s", (long long)frame, t, extra ? "  " : "",
+             extra ? extra : "");
+    const int s = text_scale(c);
+    image_label(im, 2 * s + 1, 2 * s + 1, text, s, k_text);
 }
 
-static bool view_axes(const char *view, int axis[2]) {
-    if (!view || !strcmp(view, "z")) axis[0] = 0, axis[1] = 1;
-    else if (!strcmp(view, "x")) axis[0] = 1, axis[1] = 2;
-    else if (!strcmp(view, "y")) axis[0] = 0, axis[1] = 2;
-    else return false;
+/* 1, 2 or 5 times a power of ten, about a fifth of the view. */
+static double nice_length(double span) {
+    const double target = span / 5.0, p = pow(10.0, floor(log10(target)));
+    return 5.0 * p <= target ? 5.0 * p : 2.0 * p <= target ? 2.0 * p : p;
+}
+
+static void draw_scale_bar(image *im, const camera *c) {
+    const double length = nice_length((double)c->span);
+    const int s = text_scale(c);
+    const int px = (int)lround(length * (double)c->scale);
+    const int x0 = 4 * s + 2, y = c->size - 5 * s - 3;
+    char text[32];
+    snprintf(text, sizeof text, "%g m", length);
+    image_label(im, x0, y - 8 * s, text, s, k_text);
+    image_rect(im, x0 - 1, y - 1, x0 + px + 1, y + s + 2, (rgb){0, 0, 0});
+    image_rect(im, x0, y, x0 + px, y + s + 1, k_text);
+    image_rect(im, x0, y - 2 * s, x0 + s, y + s + 1, k_text);
+    image_rect(im, x0 + px - s, y - 2 * s, x0 + px, y + s + 1, k_text);
+}
+
+static void draw_legend(image *im, const camera *c) {
+    const int s = text_scale(c);
+    char top[32], bottom[32];
+    snprintf(top, sizeof top, "+%.3g", (double)c->density_range);
+    snprintf(bottom, sizeof bottom, "-%.3g", (double)c->density_range);
+    const int label = text_width(top, s) > text_width(bottom, s) ? text_width(top, s) : text_width(bottom, s);
+    const int bar_w = 6 * s, h = c->size * 2 / 5;
+    const int x = c->size - bar_w - label - 6 * s, y0 = 12 * s + 4;
+    image_label(im, c->size - text_width("RHO'", s) - 3 * s, y0 - 8 * s, "RHO'", s, k_text);
+    for (int j = 0; j < h; ++j) {
+        const rgb col = diverging(1.0f - 2.0f * (float)j / (float)(h - 1));
+        image_rect(im, x, y0 + j, x + bar_w, y0 + j, col);
+    }
+    image_label(im, x + bar_w + 2 * s, y0, top, s, k_text);
+    image_label(im, x + bar_w + 2 * s, y0 + h / 2 - 2 * s, "0", s, k_text);
+    image_label(im, x + bar_w + 2 * s, y0 + h - 5 * s, bottom, s, k_text);
+}
+
+/* The frame w is at, into im (c->size square). */
+static bool draw_panel(image *im, const camera *c, eddy_world *w, const char *extra) {
+    if (!image_init(im, c->size, c->size, (rgb){12, 14, 22})) return false;
+    draw_tracers(im, c, w);
+    draw_vortons(im, c, w);
+    draw_bodies(im, c, w);
+    draw_frame_label(im, c, w, extra);
+    draw_scale_bar(im, c);
+    if (c->density) draw_legend(im, c);
     return true;
 }
 
+static int write_picture(const cli_options *o, const char *path, const image *im, const camera *c,
+                         const char *frames, const char *times) {
+    char cam[160];
+    camera_text(c, cam, sizeof cam);
+    const char *keys[] = {"eddy-camera", "eddy-frame", "eddy-time"};
+    const char *values[] = {cam, frames, times};
+    return image_write_png(path, im, keys, values, 3);
+}
+
+static bool frame_text(eddy_world *w, char *frame, char *time, size_t size) {
+    const int64_t f = eddy_world_frame(w);
+    snprintf(frame, size, "%lld", (long long)f);
+    snprintf(time, size, "%.6g", (double)f * (double)eddy_world_get_def(w)->dt);
+    return true;
+}
+
+/* ---------------------------------------------------------------- render */
+static int seek_to(eddy_player *p, int64_t frame) {
+    eddy_divergence d;
+    eddy_status s = eddy_player_seek(p, frame, &d);
+    if (s != EDDY_OK) return cli_fail(cli_exit_code(s), "%s", eddy_player_error_message(p));
+    return EXIT_OK;
+}
+
+static int render_one(const cli_options *o, const camera *c, eddy_player *p, int64_t frame,
+                      const char *path) {
+    int code = seek_to(p, frame);
+    if (code != EXIT_OK) return code;
+    image im = {0};
+    if (!draw_panel(&im, c, eddy_player_world(p), NULL)) return cli_fail(EXIT_IO, "out of memory for the image");
+    char ftext[32], ttext[32];
+    frame_text(eddy_player_world(p), ftext, ttext, sizeof ftext);
+    code = write_picture(o, path, &im, c, ftext, ttext);
+    image_free(&im);
+    if (code == EXIT_OK && !o->quiet)
+        fprintf(info_stream(o), "wrote %s: frame %lld, %dx%d\n", path, (long long)frame, c->size, c->size);
+    return code;
+}
+
+/* -o with exactly one %d-style conversion (e.g. frame_%05d.png). */
+static bool is_pattern(const char *s) {
+    const char *p = strchr(s, '%');
+    if (!p || strchr(p + 1, '%')) return false;
+    ++p;
+    while (*p >= '0' && *p <= '9') ++p;
+    return *p == 'd';
+}
+
+/* The pattern with its %[0][width]d replaced by frame. */
+static void expand_pattern(const char *pattern, int64_t frame, char *out, size_t size) {
+    const char *p = strchr(pattern, '%');
+    const char *q = p + 1;
+    const bool zero = *q == '0';
+    int width = 0;
+    while (*q >= '0' && *q <= '9') width = width * 10 + (*q++ - '0');
+    if (width > 32) width = 32;
+    snprintf(out, size, zero ? "%.*s%0*lld%s" : "%.*s%*lld%s", (int)(p - pattern), pattern, width,
+             (long long)frame, q + 1);
+}
+
+static int render_every(const cli_options *o, const camera *c, eddy_player *p) {
+    if (!is_pattern(o->output))
+        return cli_fail(EXIT_USAGE, "--every needs -o with one %%d conversion, e.g. frame_%%05d.png");
+    const eddy_replay_info i = eddy_player_info(p);
+    int written = 0;
+    for (int64_t f = i.first_frame; f <= i.last_frame; f += o->every) {
+        char path[4096];
+        expand_pattern(o->output, f, path, sizeof path);
+        int code = cli_check_output(path, o);
+        if (code == EXIT_OK) code = render_one(o, c, p, f, path);
+        if (code != EXIT_OK) return code;
+        ++written;
+    }
+    return EXIT_OK;
+}
+
+/* Frames of a contact sheet: n evenly spaced over the recording. */
+static int64_t sheet_frame(const eddy_replay_info *i, int k, int n) {
+    if (n <= 1) return i->first_frame;
+    return i->first_frame + (i->frame_count * k) / (n - 1);
+}
+
+static int render_sheet(const cli_options *o, const camera *c, eddy_player *p) {
+    const eddy_replay_info info = eddy_player_info(p);
+    const int n = o->sheet, cols = (int)ceil(sqrt((double)n)), rows = (n + cols - 1) / cols;
+    image sheet = {0};
+    if (!image_init(&sheet, cols * c->size + (cols - 1) * 2, rows * c->size + (rows - 1) * 2, (rgb){60, 60, 60}))
+        return cli_fail(EXIT_IO, "out of memory for a %dx%d sheet", cols * c->size, rows * c->size);
+    char frames[512] = "", times[512] = "";
+    int code = EXIT_OK;
+    for (int k = 0; k < n && code == EXIT_OK; ++k) {
+        const int64_t f = sheet_frame(&info, k, n);
+        code = seek_to(p, f);
+        image panel = {0};
+        if (code == EXIT_OK && !draw_panel(&panel, c, eddy_player_world(p), NULL))
+            code = cli_fail(EXIT_IO, "out of memory for the image");
+        if (code != EXIT_OK) break;
+        image_blit(&sheet, &panel, (k % cols) * (c->size + 2), (k / cols) * (c->size + 2));
+        image_free(&panel);
+        char ft[32], tt[32];
+        frame_text(eddy_player_world(p), ft, tt, sizeof ft);
+        snprintf(frames + strlen(frames), sizeof frames - strlen(frames), "%s%s", k ? " " : "", ft);
+        snprintf(times + strlen(times), sizeof times - strlen(times), "%s%s", k ? " " : "", tt);
+    }
+    if (code == EXIT_OK) code = write_picture(o, o->output, &sheet, c, frames, times);
+    if (code == EXIT_OK && !o->quiet)
+        fprintf(info_stream(o), "wrote %s: contact sheet of %d frames (%s), %dx%d\n", o->output, n, frames,
+                sheet.width, sheet.height);
+    image_free(&sheet);
+    return code;
+}
+
 int cmd_render(const cli_options *o) {
-    canvas c;
-    memset(&c, 0, sizeof c);
-    if (!view_axes(o->view, c.axis)) return cli_fail(EXIT_USAGE, "--view %s: expected x, y or z", o->view);
+    const int modes = (o->frame >= 0) + (o->every > 0) + (o->sheet > 0);
+    if (o->file_count != 1 || modes != 1)
+        return cli_fail(EXIT_USAGE, "render needs FILE and one of --frame N, --every K, --sheet N (try --help)");
     if (!o->output) return cli_fail(EXIT_USAGE, "render needs -o OUT.png (try --help)");
-    eddy_pinner *pinner;
-    eddy_player *p;
-    int code = cli_open_at_frame(o, "render", &pinner, &p);
+    int code = o->every > 0 ? EXIT_OK : cli_check_output(o->output, o);
+    if (code != EXIT_OK) return code;
+    camera c;
+    memset(&c, 0, sizeof c);
+    eddy_pinner *pinner = NULL;
+    eddy_player *p = NULL;
+    bool truncated;
+    code = cli_open(o->files[0], o, &pinner, &p, &truncated);
+    if (code != EXIT_OK) return code;
+    if (truncated && !o->quiet) fprintf(stderr, "eddy-replay: note: %s\n", eddy_player_error_message(p));
+    const eddy_replay_info i = eddy_player_info(p);
+    if (o->frame >= 0 && (o->frame < i.first_frame || o->frame > i.last_frame))
+        code = cli_fail(EXIT_USAGE, "frame %lld is outside the recording (%lld..%lld)", (long long)o->frame,
+                        (long long)i.first_frame, (long long)i.last_frame);
+    if (code == EXIT_OK && !eddy_player_world(p)) code = cli_fail(EXIT_INVALID_FILE, "%s", eddy_player_error_message(p));
+    if (code == EXIT_OK) code = setup_camera(o, &c, &p, 1);
+    if (code == EXIT_OK) print_camera(o, &c);
     if (code == EXIT_OK) {
-        c.size = o->size;
-        const size_t n = (size_t)c.size * (size_t)c.size;
-        c.rgb = calloc(3 * n, 1);
-        c.count = calloc(n, sizeof *c.count);
-        if (!c.rgb || !c.count) code = cli_fail(EXIT_IO, "out of memory for a %d pixel image", c.size);
+        if (o->frame >= 0) code = render_one(o, &c, p, o->frame, o->output);
+        else if (o->every > 0) code = render_every(o, &c, p);
+        else code = render_sheet(o, &c, p);
     }
-    if (code == EXIT_OK) {
-        eddy_world *w = eddy_player_world(p);
-        frame_view(&c, w);
-        draw_tracers(&c, w);
-        draw_vortons(&c, w);
-        draw_bodies(&c, w);
-        code = write_png(o->output, &c);
-    }
-    free(c.rgb);
-    free(c.count);
     eddy_player_close(p);
     eddy_pinner_destroy(pinner);
+    return code;
+}
+
+/* ---------------------------------------------------------------- diff */
+static bool bits_differ(const void *a, const void *b, size_t n) { return memcmp(a, b, n) != 0; }
+
+/* Circle the particles whose state differs between the two worlds; returns
+ * how many differ (a particle present in one world only counts). */
+static int64_t mark_differences(image *im, const camera *c, eddy_world *a, eddy_world *b) {
+    int64_t differ = 0;
+    eddy_vorton va, vb;
+    for (int i = 0;; ++i) {
+        const int na = eddy_world_get_vortons(a, i, 1, &va), nb = eddy_world_get_vortons(b, i, 1, &vb);
+        if (na != 1 && nb != 1) break;
+        if (na == 1 && nb == 1 && !bits_differ(&va.position, &vb.position, sizeof(eddy_vec3) * 3) &&
+            !bits_differ(&va.density_deviation, &vb.density_deviation, sizeof(float)))
+            continue;
+        ++differ;
+        float x, y;
+        to_pixel(c, na == 1 ? va.position : vb.position, &x, &y);
+        image_fill_disc(im, x, y, 4.0f, k_highlight, 0.9f);
+    }
+    eddy_tracer ta, tb;
+    for (int i = 0;; ++i) {
+        const int na = eddy_world_get_tracers(a, i, 1, &ta), nb = eddy_world_get_tracers(b, i, 1, &tb);
+        if (na != 1 && nb != 1) break;
+        if (na == 1 && nb == 1 && !bits_differ(&ta.position, &tb.position, sizeof(eddy_vec3) * 2) &&
+            !bits_differ(&ta.density_deviation, &tb.density_deviation, sizeof(float)))
+            continue;
+        ++differ;
+        float x, y;
+        to_pixel(c, na == 1 ? ta.position : tb.position, &x, &y);
+        image_fill_disc(im, x, y, 2.5f, k_highlight, 0.9f);
+    }
+    return differ;
+}
+
+static int64_t mark_body_differences(image *im, const camera *c, eddy_world *a, eddy_world *b) {
+    cli_body *ba, *bb;
+    const int na = cli_world_bodies(a, &ba), nb = cli_world_bodies(b, &bb);
+    int64_t differ = 0;
+    for (int k = 0; k < na || k < nb; ++k) {
+        const bool same = k < na && k < nb && !bits_differ(&ba[k].state.position, &bb[k].state.position,
+                                                           sizeof(eddy_vec3)) &&
+                          !bits_differ(&ba[k].state.orientation, &bb[k].state.orientation, sizeof(eddy_quat));
+        if (same) continue;
+        ++differ;
+        if (k < na) draw_body(im, c, &ba[k], k_highlight);
+    }
+    free(ba);
+    free(bb);
+    return differ;
+}
+
+/* Step both players in lockstep until their world hashes differ. Returns
+ * EXIT_OK with *frame set (-1: they agree on every common frame). */
+static int first_divergent_frame(eddy_player *a, eddy_player *b, int64_t *frame) {
+    *frame = -1;
+    const eddy_replay_info ia = eddy_player_info(a), ib = eddy_player_info(b);
+    const int64_t first = ia.first_frame > ib.first_frame ? ia.first_frame : ib.first_frame;
+    const int64_t last = ia.last_frame < ib.last_frame ? ia.last_frame : ib.last_frame;
+    eddy_divergence d;
+    for (int64_t f = first; f <= last; ++f) {
+        eddy_status sa = f == first ? eddy_player_seek(a, f, &d) : eddy_player_step(a, &d);
+        eddy_status sb = f == first ? eddy_player_seek(b, f, &d) : eddy_player_step(b, &d);
+        if (sa != EDDY_OK && sa != EDDY_ERROR_DIVERGED) return cli_fail(cli_exit_code(sa), "%s", eddy_player_error_message(a));
+        if (sb != EDDY_OK && sb != EDDY_ERROR_DIVERGED) return cli_fail(cli_exit_code(sb), "%s", eddy_player_error_message(b));
+        progress_show("comparing:", f, last);
+        if (eddy_world_hash(eddy_player_world(a)).frame_hash != eddy_world_hash(eddy_player_world(b)).frame_hash) {
+            *frame = f;
+            break;
+        }
+    }
+    progress_done();
+    return EXIT_OK;
+}
+
+static int draw_divergence(const cli_options *o, const camera *c, eddy_player **p, const char **names,
+                           int64_t frame) {
+    eddy_world *w[2] = {eddy_player_world(p[0]), eddy_player_world(p[1])};
+    image panel[2] = {{0}, {0}}, out = {0};
+    int code = EXIT_OK;
+    int64_t differ = 0;
+    for (int k = 0; k < 2 && code == EXIT_OK; ++k)
+        if (!draw_panel(&panel[k], c, w[k], k ? "B" : "A")) code = cli_fail(EXIT_IO, "out of memory");
+    for (int k = 0; k < 2 && code == EXIT_OK; ++k) {
+        differ = mark_differences(&panel[k], c, w[k], w[1 - k]);
+        differ += mark_body_differences(&panel[k], c, w[k], w[1 - k]);
+        char title[300];
+        snprintf(title, sizeof title, "%s: %s", k ? "B" : "A", names[k]);
+        const int s = text_scale(c);
+        image_label(&panel[k], 2 * s + 1, 10 * s + 1, title, s, k_text);
+        snprintf(title, sizeof title, "%lld DIFFER", (long long)differ);
+        image_label(&panel[k], 2 * s + 1, 18 * s + 1, title, s, k_highlight);
+    }
+    if (code == EXIT_OK && !image_init(&out, 2 * c->size + 4, c->size, (rgb){90, 90, 90}))
+        code = cli_fail(EXIT_IO, "out of memory");
+    if (code == EXIT_OK) {
+        image_blit(&out, &panel[0], 0, 0);
+        image_blit(&out, &panel[1], c->size + 4, 0);
+        char ft[32], tt[32];
+        frame_text(w[0], ft, tt, sizeof ft);
+        code = write_picture(o, o->output, &out, c, ft, tt);
+    }
+    if (code == EXIT_OK && !o->quiet)
+        fprintf(info_stream(o), "first divergent frame %lld: %lld particles or bodies differ; wrote %s (%dx%d, "
+                "A left, B right)\n", (long long)frame, (long long)differ, o->output, out.width, out.height);
+    image_free(&panel[0]);
+    image_free(&panel[1]);
+    image_free(&out);
+    return code == EXIT_OK ? EXIT_DIVERGED : code;
+}
+
+int cmd_render_diff(const cli_options *o) {
+    if (o->file_count == 0 || (o->file_count == 1) != (o->against_threads > 0))
+        return cli_fail(EXIT_USAGE, "render-diff needs A B, or A --against-threads T (try --help)");
+    if (!o->output) return cli_fail(EXIT_USAGE, "render-diff needs -o OUT.png (try --help)");
+    int code = cli_check_output(o->output, o);
+    if (code != EXIT_OK) return code;
+    eddy_pinner *pinner[2] = {NULL, NULL};
+    eddy_player *p[2] = {NULL, NULL};
+    char names[2][300];
+    const char *name_of[2] = {names[0], names[1]};
+    cli_options second = *o;
+    if (o->against_threads > 0) second.threads = o->against_threads;
+    for (int k = 0; k < 2 && code == EXIT_OK; ++k) {
+        const char *path = o->files[o->file_count == 2 ? k : 0];
+        const cli_options *ok = k ? &second : o;
+        bool truncated;
+        code = cli_open(path, ok, &pinner[k], &p[k], &truncated);
+        if (code == EXIT_OK && !eddy_player_world(p[k])) code = cli_fail(EXIT_INVALID_FILE, "%s", eddy_player_error_message(p[k]));
+        snprintf(names[k], sizeof names[k], "%s, %d worker%s", path, ok->threads, ok->threads == 1 ? "" : "s");
+    }
+    camera c;
+    memset(&c, 0, sizeof c);
+    if (code == EXIT_OK) code = setup_camera(o, &c, p, 2);
+    int64_t frame = -1;
+    if (code == EXIT_OK) code = first_divergent_frame(p[0], p[1], &frame);
+    if (code == EXIT_OK && frame < 0) {
+        printf("no divergence: A and B agree on every common frame; no picture written\n");
+    } else if (code == EXIT_OK) {
+        print_camera(o, &c);
+        code = draw_divergence(o, &c, p, name_of, frame);
+    }
+    for (int k = 0; k < 2; ++k) {
+        eddy_player_close(p[k]);
+        eddy_pinner_destroy(pinner[k]);
+    }
     return code;
 }

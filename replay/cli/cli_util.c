@@ -46,32 +46,58 @@ static int bad_value(const char *option, const char *value, const char *expected
     return cli_fail(EXIT_USAGE, "%s %s: expected %s (try --help)", option, value, expected);
 }
 
-/* Options that take a value; ok false if the value is malformed. */
+/* Options that take a value, and flags (no value). An argument that is
+ * neither is reported as unknown, never as needing a value. */
+static const char *const k_valued[] = {
+    "--scene", "-o", "--output", "--format", "--view", "--pin", "--threads", "--chunk",
+    "--level", "--size", "--frames", "--frame", "--keyframe-every", "--every", "--sheet",
+    "--against-threads", "--camera", "--color", "--range",
+};
+
+static bool is_valued(const char *name) {
+    for (size_t k = 0; k < sizeof k_valued / sizeof k_valued[0]; ++k)
+        if (!strcmp(name, k_valued[k])) return true;
+    return false;
+}
+
+static int int_value(cli_options *o, const char *name, const char *v) {
+    int64_t n = 0, lo = 0, hi = INT32_MAX;
+    if (!strcmp(name, "--threads") || !strcmp(name, "--against-threads")) lo = 1, hi = EDDY_MAX_WORKERS;
+    else if (!strcmp(name, "--chunk")) lo = 1, hi = 4096;
+    else if (!strcmp(name, "--level")) lo = 1, hi = 19;
+    else if (!strcmp(name, "--size")) lo = 16, hi = 8192;
+    else if (!strcmp(name, "--frames") || !strcmp(name, "--every")) lo = 1;
+    else if (!strcmp(name, "--sheet")) lo = 1, hi = 64;
+    if (!parse_int(v, lo, hi, &n)) return bad_value(name, v, "an integer in range");
+    if (!strcmp(name, "--threads")) o->threads = (int)n;
+    else if (!strcmp(name, "--against-threads")) o->against_threads = (int)n;
+    else if (!strcmp(name, "--chunk")) o->chunk = (int)n;
+    else if (!strcmp(name, "--level")) o->level = (int)n;
+    else if (!strcmp(name, "--size")) o->size = (int)n;
+    else if (!strcmp(name, "--frames")) o->frames = n;
+    else if (!strcmp(name, "--frame")) o->frame = n;
+    else if (!strcmp(name, "--every")) o->every = (int)n;
+    else if (!strcmp(name, "--sheet")) o->sheet = (int)n;
+    else o->keyframe_every = (int)n;
+    return EXIT_OK;
+}
+
 static int option_value(cli_options *o, const char *name, const char *v) {
-    int64_t n = 0;
     if (!strcmp(name, "--scene")) o->scene = v;
     else if (!strcmp(name, "-o") || !strcmp(name, "--output")) o->output = v;
     else if (!strcmp(name, "--format")) o->format = v;
     else if (!strcmp(name, "--view")) o->view = v;
-    else if (!strcmp(name, "--pin")) {
+    else if (!strcmp(name, "--camera")) o->camera = v;
+    else if (!strcmp(name, "--color")) o->color = v;
+    else if (!strcmp(name, "--range")) {
+        char *end;
+        o->density_range = strtof(v, &end);
+        if (end == v || *end || !(o->density_range > 0.0f) || !(o->density_range < 1e30f))
+            return bad_value(name, v, "a positive number");
+    } else if (!strcmp(name, "--pin")) {
         if (!eddy_pin_parse(v, &o->pin)) return bad_value(name, v, "none, core or pu");
     } else {
-        int64_t lo = 0, hi = INT32_MAX;
-        if (!strcmp(name, "--threads")) lo = 1, hi = EDDY_MAX_WORKERS;
-        else if (!strcmp(name, "--chunk")) lo = 1, hi = 4096;
-        else if (!strcmp(name, "--level")) lo = 1, hi = 19;
-        else if (!strcmp(name, "--size")) lo = 16, hi = 8192;
-        else if (!strcmp(name, "--frames")) lo = 1;
-        else if (strcmp(name, "--frame") && strcmp(name, "--keyframe-every"))
-            return cli_fail(EXIT_USAGE, "unknown option %s (try --help)", name);
-        if (!parse_int(v, lo, hi, &n)) return bad_value(name, v, "an integer in range");
-        if (!strcmp(name, "--threads")) o->threads = (int)n;
-        else if (!strcmp(name, "--chunk")) o->chunk = (int)n;
-        else if (!strcmp(name, "--level")) o->level = (int)n;
-        else if (!strcmp(name, "--size")) o->size = (int)n;
-        else if (!strcmp(name, "--frames")) o->frames = n;
-        else if (!strcmp(name, "--frame")) o->frame = n;
-        else o->keyframe_every = (int)n;
+        return int_value(o, name, v);
     }
     return EXIT_OK;
 }
@@ -80,6 +106,8 @@ static bool is_flag(const char *a, cli_options *o) {
     if (!strcmp(a, "--strict")) o->strict = true;
     else if (!strcmp(a, "--no-block-hashes")) o->no_block_hashes = true;
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o->quiet = true;
+    else if (!strcmp(a, "--force") || !strcmp(a, "-f")) o->force = true;
+    else if (!strcmp(a, "--json")) o->json = true;
     else return false;
     return true;
 }
@@ -94,7 +122,7 @@ int cli_parse(int argc, char **argv, cli_options *o) {
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i];
         if (is_flag(a, o)) continue;
-        if (a[0] != '-' || a[1] == '\0') {
+        if (a[0] != '-' || a[1] == '\0') { /* a file; "-" is standard input */
             if (o->file_count == 2) return cli_fail(EXIT_USAGE, "too many files: %s", a);
             o->files[o->file_count++] = a;
             continue;
@@ -102,19 +130,23 @@ int cli_parse(int argc, char **argv, cli_options *o) {
         const char *eq = strchr(a, '=');
         char name[64];
         const char *value;
-        if (eq && (size_t)(eq - a) < sizeof name) {
-            memcpy(name, a, (size_t)(eq - a));
-            name[eq - a] = '\0';
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+        if (!is_valued(name)) return cli_fail(EXIT_USAGE, "unknown option %s (try --help)", name);
+        if (eq) {
             value = eq + 1;
         } else {
             if (i + 1 >= argc) return cli_fail(EXIT_USAGE, "%s needs a value (try --help)", a);
-            snprintf(name, sizeof name, "%s", a);
             value = argv[++i];
         }
         int code = option_value(o, name, value);
         if (code != EXIT_OK) return code;
     }
     return EXIT_OK;
+}
+
+int cli_check_output(const char *path, const cli_options *o) {
+    if (o->force || !strcmp(path, "-") || access(path, F_OK) != 0) return EXIT_OK;
+    return cli_fail(EXIT_USAGE, "%s exists; not overwriting it (--force allows it)", path);
 }
 
 /* ---------------------------------------------------------------- progress */
@@ -156,6 +188,12 @@ static int pinning(const cli_options *o, eddy_pinner **pinner, eddy_player_def *
     return EXIT_OK;
 }
 
+static eddy_status read_stdin(void *buffer, size_t capacity, size_t *got, void *context) {
+    (void)context;
+    *got = fread(buffer, 1, capacity, stdin);
+    return ferror(stdin) ? EDDY_ERROR_IO : EDDY_OK;
+}
+
 int cli_open(const char *path, const cli_options *o, eddy_pinner **pinner, eddy_player **player,
              bool *truncated) {
     eddy_player_def pd = eddy_player_def_default();
@@ -163,7 +201,9 @@ int cli_open(const char *path, const cli_options *o, eddy_pinner **pinner, eddy_
     pinning(o, pinner, &pd);
     char message[600];
     *truncated = false;
-    eddy_status s = eddy_player_open_file(path, &pd, player, message, sizeof message);
+    eddy_status s = strcmp(path, "-") != 0
+                        ? eddy_player_open_file(path, &pd, player, message, sizeof message)
+                        : eddy_player_open_read(read_stdin, NULL, &pd, player, message, sizeof message);
     if (s == EDDY_ERROR_TRUNCATED && *player) {
         *truncated = true;
         return EXIT_OK;

@@ -27,9 +27,29 @@ static void usage(FILE *out) {
         "      component and block (block needs block hashes in both files).\n"
         "  scenes\n"
         "      The built-in scenes and their descriptions.\n"
-        "  render FILE --frame N -o OUT.png [--view x|y|z] [--size PX] [--threads T]\n"
-        "      A picture of frame N seen along an axis (default z): tracers shaded\n"
-        "      by density, vortons in red, body outlines in yellow.\n"
+        "  render FILE (--frame N | --every K | --sheet N) -o OUT.png [--view x|y|z]\n"
+        "         [--size PX] [--camera XLO,YLO,XHI,YHI] [--color plain|density]\n"
+        "         [--range R] [--threads T]\n"
+        "      Pictures seen along an axis (default z) with one camera for the whole\n"
+        "      replay (fitted to every particle and body over all frames, or set by\n"
+        "      --camera, in world units on the view plane; printed and stored in the\n"
+        "      PNG). Tracers shaded by how many fall in a pixel (--color density: by\n"
+        "      their density deviation, blue - white - red, scale +-R fitted over the\n"
+        "      replay, with a legend), vortons in red, bodies in amber; frame, time\n"
+        "      and a scale bar on the image. --frame N: one frame; --every K: every\n"
+        "      K-th frame to OUT with one %%d (e.g. f_%%05d.png), for a video;\n"
+        "      --sheet N: a contact sheet of N frames spread over the replay.\n"
+        "  render-diff A B -o OUT.png | render-diff A --against-threads T -o OUT.png\n"
+        "      Re-simulate two replays (or one at --threads and at T workers) side by\n"
+        "      side; draw the first frame where they differ, A left, B right, the\n"
+        "      particles and bodies that differ circled in magenta. Exit 1 when\n"
+        "      they diverge, 0 (and no picture) when they agree.\n"
+        "\n"
+        "Options for every command:\n"
+        "  -  as FILE reads standard input; -o - writes standard output.\n"
+        "  --force (-f) overwrites an existing output file (never done silently).\n"
+        "  --json (info, play) prints one JSON object instead of text.\n"
+        "  -q, --quiet  no summary lines.\n"
         "\n"
         "Exit codes:\n"
         "  0  ok\n"
@@ -53,6 +73,7 @@ typedef struct command {
 static const command k_commands[] = {
     {"record", cmd_record}, {"play", cmd_play},     {"info", cmd_info},     {"dump", cmd_dump},
     {"diff", cmd_diff},     {"scenes", cmd_scenes}, {"render", cmd_render},
+    {"render-diff", cmd_render_diff},
 };
 
 int main(int argc, char **argv) {
