@@ -86,7 +86,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: eddy-bench [--scene NAME] [--threads LIST] [--frames N] [--warmup N]\n"
-            "                  [--pin none|core|pu] [--list] [--json] [--help]\n"
+            "                  [--pin none|core|pu] [--list] [--json] [--help] [--version]\n"
             "\n"
             "Steps a scene at each worker count and reports the median ms per step of\n"
             "every phase, tracers advected per ms, the hashing share of the step, the\n"
@@ -99,7 +99,9 @@ static void usage(FILE *out)
             "  --pin POLICY    none, core or pu: where workers run (default pu)\n"
             "  --list          list the scenes and exit\n"
             "  --json          print one JSON object (keys: docs/bench.md)\n"
-            "  --help          this text\n");
+            "  --help          this text\n"
+            "  --version       eddy version and hash-spec version\n"
+            "A progress line goes to standard error when it is a terminal.\n");
 }
 
 static int fail_usage(const char *option, const char *problem)
@@ -117,6 +119,9 @@ static int options_parse(int argc, char **argv, bench_options *o)
         const char *v;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             o->help = true;
+        } else if (eddy_cli_is_version(argv[i])) {
+            eddy_cli_print_version("eddy-bench");
+            return 0;
         } else if (strcmp(argv[i], "--list") == 0) {
             o->list = true;
         } else if (strcmp(argv[i], "--json") == 0) {
@@ -367,12 +372,19 @@ static bool run_steps(eddy_world *world, const bench_options *o, bench_samples *
             return false;
         }
     }
+    char label[128];
+    snprintf(label, sizeof label, "eddy-bench: %s, %d worker%s, frame", o->scene,
+             eddy_world_get_def(world)->worker_count,
+             eddy_world_get_def(world)->worker_count == 1 ? "" : "s");
     for (int f = 0; f < o->frames; ++f) {
         if (!step_once(world, o->scene)) {
+            eddy_cli_progress_done();
             return false;
         }
         samples_record(s, f, world);
+        eddy_cli_progress(label, f + 1, o->frames);
     }
+    eddy_cli_progress_done();
     return true;
 }
 

@@ -91,6 +91,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: eddy-demo [--scene NAME] [--frames N] [--threads LIST] [--list] [--help]\n"
+            "                 [--version]\n"
             "\n"
             "Runs a scene from scratch at each worker count, workers pinned one per\n"
             "processing unit, hashes the state every frame and checks that every\n"
@@ -100,7 +101,8 @@ static void usage(FILE *out)
             "  --frames N      frames per run (default: the scene's own, 300 for noise_cloud)\n"
             "  --threads LIST  worker counts, e.g. 1,2,4 or 1-4 (default 1,2,4,8,16)\n"
             "  --list          list the scenes and exit\n"
-            "  --help          this text\n");
+            "  --help          this text\n"
+            "  --version       eddy version and hash-spec version\n");
 }
 
 static int fail_usage(const char *option, const char *problem)
@@ -118,6 +120,9 @@ static int options_parse(int argc, char **argv, demo_options *o)
         const char *v;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             o->help = true;
+        } else if (eddy_cli_is_version(argv[i])) {
+            eddy_cli_print_version("eddy-demo");
+            return 0;
         } else if (strcmp(argv[i], "--list") == 0) {
             o->list = true;
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--scene", &missing)) != NULL) {

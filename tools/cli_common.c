@@ -2,12 +2,15 @@
  * worker-list parsing, option values, the CPU's name. Not part of the library. */
 #include "cli_common.h"
 
+#include "eddy/eddy.h"
 #include "eddy/task.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Parse a decimal integer in [min, max] with nothing else in text. */
 bool eddy_cli_parse_int(const char *text, int min, int max, int *out)
@@ -147,3 +150,46 @@ void eddy_cli_machine_cpu_model(char *out, size_t out_size)
     fclose(f);
 }
 
+
+bool eddy_cli_is_version(const char *arg)
+{
+    return strcmp(arg, "--version") == 0;
+}
+
+void eddy_cli_print_version(const char *tool)
+{
+    printf("%s %s (hash-spec %d)\n", tool, eddy_version_string(), EDDY_HASH_SPEC_VERSION);
+}
+
+static bool g_progress_shown;
+
+void eddy_cli_progress(const char *label, long long done, long long total)
+{
+    static int tty = -1;
+    static double last;
+    if (tty < 0) {
+        tty = isatty(STDERR_FILENO);
+    }
+    if (!tty) {
+        return;
+    }
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double now = (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+    if (now - last < 0.1 && done < total) {
+        return;
+    }
+    last = now;
+    fprintf(stderr, "\r\033[K%s: %lld / %lld", label, done, total);
+    fflush(stderr);
+    g_progress_shown = true;
+}
+
+void eddy_cli_progress_done(void)
+{
+    if (g_progress_shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        g_progress_shown = false;
+    }
+}

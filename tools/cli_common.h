@@ -18,4 +18,12 @@ const char *eddy_cli_option_value(int argc, char **argv, int *i, const char *nam
 /* The CPU's model name from /proc/cpuinfo, or "unknown". */
 void eddy_cli_machine_cpu_model(char *out, size_t out_size);
 
+/* "--version": prints "<tool> <eddy version> (hash-spec N)" on stdout. */
+bool eddy_cli_is_version(const char *arg);
+void eddy_cli_print_version(const char *tool);
+/* A progress line on stderr, only when stderr is a terminal, at most ten
+ * times a second (and always for the last step); progress_done clears it. */
+void eddy_cli_progress(const char *label, long long done, long long total);
+void eddy_cli_progress_done(void);
+
 #endif

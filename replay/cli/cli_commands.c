@@ -47,14 +47,25 @@ static int record_frames(eddy_recorder *r, const char *scene, int64_t frames) {
 
 static void record_summary(const cli_options *o, const eddy_recorder_stats *st, double seconds) {
     if (o->quiet) return;
-    printf("recorded %s: %lld frames, %d chunks, %d keyframes\n", o->scene, (long long)st->frames,
-           st->chunks, st->keyframes);
-    printf("wrote %s: %llu bytes (%.1f per frame), payload %llu bytes, ratio %.2f\n", o->output,
-           (unsigned long long)st->bytes_written,
-           st->frames ? (double)st->bytes_written / (double)st->frames : 0.0,
-           (unsigned long long)st->raw_bytes,
-           st->bytes_written ? (double)st->raw_bytes / (double)st->bytes_written : 0.0);
-    printf("time %.2f s, of which recording %.3f s\n", seconds, st->record_ms * 1e-3);
+    FILE *out = strcmp(o->output, "-") ? stdout : stderr; /* the file itself may be on stdout */
+    fprintf(out, "recorded %s: %lld frames, %d chunks, %d keyframes\n", o->scene, (long long)st->frames,
+            st->chunks, st->keyframes);
+    fprintf(out, "wrote %s: %llu bytes (%.1f per frame), payload %llu bytes, ratio %.2f\n", o->output,
+            (unsigned long long)st->bytes_written,
+            st->frames ? (double)st->bytes_written / (double)st->frames : 0.0,
+            (unsigned long long)st->raw_bytes,
+            st->bytes_written ? (double)st->raw_bytes / (double)st->bytes_written : 0.0);
+    fprintf(out, "time %.2f s, of which recording %.3f s\n", seconds, st->record_ms * 1e-3);
+}
+
+static eddy_status write_stdout(const void *data, size_t size, void *context) {
+    (void)context;
+    return fwrite(data, 1, size, stdout) == size ? EDDY_OK : EDDY_ERROR_IO;
+}
+
+static eddy_status flush_stdout(void *context) {
+    (void)context;
+    return fflush(stdout) == 0 ? EDDY_OK : EDDY_ERROR_IO;
 }
 
 int cmd_record(const cli_options *o) {
@@ -62,6 +73,8 @@ int cmd_record(const cli_options *o) {
         return cli_fail(EXIT_USAGE, "record needs --scene NAME and -o FILE (try --help)");
     const eddy_scene_info *info = eddy_scene_find(o->scene);
     if (!info) return cli_fail(EXIT_USAGE, "unknown scene '%s' (see: eddy-replay scenes)", o->scene);
+    int checked = cli_check_output(o->output, o);
+    if (checked != EXIT_OK) return checked;
     const int64_t frames = o->frames > 0 ? o->frames : info->default_frames;
     eddy_pinner *pinner = NULL;
     char why[600];
@@ -79,7 +92,10 @@ int cmd_record(const cli_options *o) {
         code = cli_fail(EXIT_IO, "cannot create scene %s: %s", o->scene, eddy_status_name(s));
         goto done;
     }
-    s = eddy_recorder_create_file(w, &rd, o->output, &r, why, sizeof why);
+    if (strcmp(o->output, "-") == 0)
+        s = eddy_recorder_create(w, &rd, write_stdout, flush_stdout, NULL, &r, why, sizeof why);
+    else
+        s = eddy_recorder_create_file(w, &rd, o->output, &r, why, sizeof why);
     if (s != EDDY_OK) {
         code = cli_fail(cli_exit_code(s) == EXIT_USAGE ? EXIT_IO : cli_exit_code(s), "%s", why);
         goto done;
@@ -115,6 +131,40 @@ static int report_divergence(const eddy_divergence *d, eddy_player *p) {
     return EXIT_DIVERGED;
 }
 
+/* ---------------------------------------------------------------- json */
+static void json_string(const char *text) {
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)text; *p; ++p) {
+        if (*p == '"' || *p == '\\') printf("\\%c", *p);
+        else if (*p < 0x20) printf("\\u%04x", *p);
+        else putchar(*p);
+    }
+    putchar('"');
+}
+
+static void play_json(const cli_options *o, const eddy_replay_info *i, eddy_status s,
+                      const eddy_divergence *d, eddy_player *p, bool truncated, double seconds) {
+    const char *result = s == EDDY_ERROR_DIVERGED ? "diverged" : s != EDDY_OK ? "error"
+                         : truncated ? "cut_short" : "ok";
+    printf("{\"file\": ");
+    json_string(o->files[0]);
+    printf(", \"result\": \"%s\", \"status\": \"%s\", \"first_frame\": %lld, \"last_frame\": %lld, "
+           "\"frames\": %lld, \"workers\": %d, \"seconds\": %.3f", result, eddy_status_name(s),
+           (long long)i->first_frame, (long long)i->last_frame, (long long)i->frame_count, o->threads,
+           seconds);
+    if (s == EDDY_ERROR_DIVERGED) {
+        printf(", \"divergence\": {\"frame\": %lld, \"component\": ", (long long)d->frame);
+        json_string(d->component >= 0 ? eddy_component_name((eddy_component)d->component) : "input");
+        printf(", \"block\": %d, \"recorded_hash\": \"%016llx\", \"actual_hash\": \"%016llx\"}", d->block,
+               (unsigned long long)d->recorded_hash, (unsigned long long)d->actual_hash);
+    }
+    if (s != EDDY_OK || truncated) {
+        printf(", \"message\": ");
+        json_string(eddy_player_error_message(p));
+    }
+    printf("}\n");
+}
+
 int cmd_play(const cli_options *o) {
     int code = want_files(o, 1, "play");
     if (code != EXIT_OK) return code;
@@ -132,6 +182,12 @@ int cmd_play(const cli_options *o) {
     eddy_divergence d;
     eddy_status s = eddy_player_verify(p, &d, progress_callback, (void *)"playing");
     progress_done();
+    if (o->json) {
+        play_json(o, &i, s, &d, p, truncated, now_s() - t0);
+        code = s == EDDY_ERROR_DIVERGED ? EXIT_DIVERGED : s != EDDY_OK ? cli_exit_code(s)
+               : truncated ? EXIT_INVALID_FILE : EXIT_OK;
+        goto done;
+    }
     if (s == EDDY_ERROR_DIVERGED) {
         code = report_divergence(&d, p);
         goto done;
@@ -172,6 +228,38 @@ static void print_keyframes(eddy_player *p) {
     printf("%s\n", n > 64 ? ", ..." : "");
 }
 
+static void info_json(const cli_options *o, const eddy_replay_info *i, eddy_player *p) {
+    const eddy_replay_fingerprint *f = &i->fingerprint;
+    printf("{\"file\": ");
+    json_string(o->files[0]);
+    printf(", \"format_version\": %u, \"complete\": %s, \"eddy_version\": ", (unsigned)i->format_version,
+           i->complete ? "true" : "false");
+    json_string(f->eddy_version);
+    printf(", \"compiler\": ");
+    json_string(f->compiler);
+    printf(", \"arch\": \"%s\", \"hash_spec\": %u, \"snapshot_version\": %u, \"input_version\": %u, "
+           "\"def_version\": %u, \"fp_model\": %u, \"flush_denormals\": %s, \"build_flags\": %u",
+           eddy_replay_arch_name(f->arch), (unsigned)f->hash_spec_version, (unsigned)f->snapshot_version,
+           (unsigned)f->input_version, (unsigned)f->def_version, (unsigned)f->fp_model,
+           f->flush_denormals ? "true" : "false", (unsigned)f->build_flags);
+    printf(", \"first_frame\": %lld, \"last_frame\": %lld, \"frames\": %lld, \"chunks\": %d, "
+           "\"frames_per_chunk\": %d, \"keyframe_interval\": %d, \"keyframes\": [",
+           (long long)i->first_frame, (long long)i->last_frame, (long long)i->frame_count, i->chunk_count,
+           i->frames_per_chunk, i->keyframe_interval);
+    int64_t frames[256];
+    const int n = eddy_player_keyframes(p, frames, 256);
+    for (int k = 0; k < n && k < 256; ++k) printf("%s%lld", k ? ", " : "", (long long)frames[k]);
+    printf("], \"block_hashes\": %s, \"compression_level\": %d, \"file_bytes\": %llu, "
+           "\"valid_bytes\": %llu, \"raw_bytes\": %llu, \"compressed_bytes\": %llu, "
+           "\"snapshot_bytes\": %llu, \"keyframe_bytes\": %llu, \"notes\": ",
+           i->block_hashes ? "true" : "false", i->compression_level, (unsigned long long)i->file_bytes,
+           (unsigned long long)i->valid_bytes, (unsigned long long)i->raw_bytes,
+           (unsigned long long)i->compressed_bytes, (unsigned long long)i->snapshot_bytes,
+           (unsigned long long)i->keyframe_bytes);
+    json_string(i->warnings);
+    printf("}\n");
+}
+
 int cmd_info(const cli_options *o) {
     int code = want_files(o, 1, "info");
     if (code != EXIT_OK) return code;
@@ -181,6 +269,12 @@ int cmd_info(const cli_options *o) {
     code = cli_open(o->files[0], o, &pinner, &p, &truncated);
     if (code != EXIT_OK) return code;
     const eddy_replay_info i = eddy_player_info(p);
+    if (o->json) {
+        info_json(o, &i, p);
+        eddy_player_close(p);
+        eddy_pinner_destroy(pinner);
+        return truncated ? EXIT_INVALID_FILE : EXIT_OK;
+    }
     printf("file            %s\n", o->files[0]);
     printf("format          eddy replay version %u, %s\n", (unsigned)i.format_version,
            i.complete ? "complete (index and footer verified)" : "CUT SHORT");

@@ -167,11 +167,13 @@ int cmd_dump(const cli_options *o) {
     const char *format = o->format ? o->format : "csv";
     if (strcmp(format, "csv") != 0 && strcmp(format, "json") != 0)
         return cli_fail(EXIT_USAGE, "--format %s: expected csv or json", format);
+    const bool to_file = o->output && strcmp(o->output, "-") != 0;
+    if (to_file && cli_check_output(o->output, o) != EXIT_OK) return EXIT_USAGE;
     eddy_pinner *pinner;
     eddy_player *p;
     int code = cli_open_at_frame(o, "dump", &pinner, &p);
     FILE *out = stdout;
-    if (code == EXIT_OK && o->output && !(out = fopen(o->output, "w")))
+    if (code == EXIT_OK && to_file && !(out = fopen(o->output, "w")))
         code = cli_fail(EXIT_IO, "cannot write %s", o->output);
     if (code == EXIT_OK) {
         eddy_world *w = eddy_player_world(p);
