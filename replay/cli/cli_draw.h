@@ -32,7 +32,7 @@ void image_fill_disc(image *im, float cx, float cy, float r, rgb col, float a);
 void image_blit(image *dst, const image *src, int x, int y);
 
 /* Text in the built-in 3x5 font: digits, letters (lower case drawn as upper
- * case except m and s), space and . , - + = : / ( ) % '. A glyph is 3
+ * case except m and s), space and . , - + = : / ( ) % ' _. A glyph is 3
  * pixels wide (m: 5) and 5 high, times scale, plus one column of spacing.
  * Returns the width drawn. */
 int text_width(const char *text, int scale);

@@ -1,0 +1,232 @@
+/* Conventions shared by eddy's command-line tools (eddy-replay, eddy-verify,
+ * eddy-bench, eddy-demo): --version and --help everywhere, an unknown option
+ * reported as unknown, --json for CI, "-" for standard input and output, no
+ * silent overwrite; eddy-verify's failure report without a ready-to-run
+ * bless command; and eddy-verify's corpus mode (--corpus, --shard, --junit). */
+#include <criterion/criterion.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "replay_testkit.h"
+
+static char g_log[512];
+static eddy_bytes g_text;
+
+static const char *tmp(const char *name) {
+    static char paths[16][256];
+    static int next;
+    char *p = paths[next++ % 16];
+    snprintf(p, 256, "%s/conv_%d_%s", EDDY_REPLAY_TMP, (int)getpid(), name);
+    return p;
+}
+
+/* Runs a shell command line; its stdout and stderr end up in g_text. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...) {
+    char line[2048], command[2600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    snprintf(g_log, sizeof g_log, "%s/conv_%d_log.txt", EDDY_REPLAY_TMP, (int)getpid());
+    snprintf(command, sizeof command, "( %s ) > '%s' 2>&1", line, g_log);
+    const int status = system(command);
+    g_text.size = 0;
+    testkit_read_file(g_log, &g_text);
+    testkit_append(&g_text, "", 1);
+    cr_assert(WIFEXITED(status), "%s did not exit", line);
+    return WEXITSTATUS(status);
+}
+
+static const char *out(void) { return (const char *)g_text.data; }
+static bool said(const char *text) { return strstr(out(), text) != NULL; }
+static int occurrences(const char *text) {
+    int n = 0;
+    for (const char *p = strstr(out(), text); p; p = strstr(p + 1, text)) ++n;
+    return n;
+}
+
+#define EXPECT(code, ...)                                                                       \
+    do {                                                                                        \
+        int got_ = sh(__VA_ARGS__);                                                             \
+        cr_assert_eq(got_, code, "exit %d, expected %d; output:\n%s", got_, code, out());       \
+    } while (0)
+
+static const char *const k_tools[][2] = {
+    {EDDY_REPLAY_CLI, "eddy-replay"},
+    {EDDY_VERIFY_CLI, "eddy-verify"},
+    {EDDY_BENCH_CLI, "eddy-bench"},
+    {EDDY_DEMO_CLI, "eddy-demo"},
+};
+
+Test(cli_conventions, every_tool_has_version_help_and_names_an_unknown_option) {
+    for (size_t k = 0; k < sizeof k_tools / sizeof k_tools[0]; ++k) {
+        const char *tool = k_tools[k][0], *name = k_tools[k][1];
+        EXPECT(0, "%s --version", tool);
+        cr_assert(!strncmp(out(), name, strlen(name)) && said(eddy_version_string()),
+                  "%s --version printed: %s", name, out());
+        EXPECT(0, "%s --help", tool);
+        cr_assert(said("usage"), "%s --help printed: %s", name, out());
+        /* Last on the line, an unknown option must not read as one that
+         * lacks its value. */
+        EXPECT(2, "%s --bogus", tool);
+        cr_assert(said("unknown") && !said("needs a value"), "%s: %s", name, out());
+    }
+    EXPECT(2, "%s play x.eddyr --bogus", EDDY_REPLAY_CLI);
+    cr_assert(said("unknown option --bogus") && !said("needs a value"), "%s", out());
+    EXPECT(2, "%s play x.eddyr --frame", EDDY_REPLAY_CLI);
+    cr_assert(said("--frame needs a value"));
+}
+
+/* A file whose hashes from frame 11 on come from another run: play diverges. */
+static void record_diverging(const char *path) {
+    eddy_world *w, *other;
+    cr_assert_eq(testkit_tiny_world(1, &w), EDDY_OK);
+    cr_assert_eq(testkit_tiny_world(1, &other), EDDY_OK);
+    eddy_bytes b = {0};
+    eddy_recorder *r;
+    cr_assert_eq(eddy_recorder_create_memory(w, NULL, &b, &r, NULL, 0), EDDY_OK);
+    for (int64_t f = 0; f < 14; ++f) {
+        testkit_input t;
+        cr_assert_eq(eddy_recorder_step(r, testkit_tiny_input(f, &t)), EDDY_OK);
+        eddy_emitter_command extra = {.emitter = {1, 1}, .type = EDDY_EMITTER_BURST, .tracer_count = 2};
+        testkit_tiny_input(f, &t);
+        if (f == 5) t.input.emitter_commands = &extra, t.input.emitter_command_count = 1;
+        cr_assert_eq(eddy_world_step(other, &t.input), EDDY_OK);
+        if (f == 9) {
+            eddy_bytes snap = {0};
+            cr_assert_eq(eddy_world_snapshot(other, &snap), EDDY_OK);
+            cr_assert_eq(eddy_world_restore(w, snap.data, snap.size, NULL, 0), EDDY_OK);
+            eddy_bytes_free(&snap);
+        }
+    }
+    cr_assert_eq(eddy_recorder_finish(r), EDDY_OK);
+    cr_assert(testkit_write_file(path, b.data, b.size));
+    eddy_recorder_destroy(r);
+    eddy_world_destroy(w);
+    eddy_world_destroy(other);
+    eddy_bytes_free(&b);
+}
+
+Test(cli_conventions, replay_json_stdin_stdout_and_no_silent_overwrite, .timeout = 60) {
+    const char *a = tmp("a.eddyr"), *d = tmp("diverges.eddyr"), *csv = tmp("a.csv");
+    EXPECT(0, "%s record --scene vortex_ring --frames 12 -o %s -q", EDDY_REPLAY_CLI, a);
+    EXPECT(2, "%s record --scene vortex_ring --frames 3 -o %s -q", EDDY_REPLAY_CLI, a);
+    cr_assert(said("exists") && said("--force"));
+    struct stat st;
+    cr_assert_eq(stat(a, &st), 0);
+    EXPECT(0, "%s info %s --json", EDDY_REPLAY_CLI, a);
+    cr_assert(out()[0] == '{' && said("\"frames\": 12") && said("\"complete\": true"), "%s", out());
+    EXPECT(0, "%s play %s --json --threads 2", EDDY_REPLAY_CLI, a);
+    cr_assert(out()[0] == '{' && said("\"result\": \"ok\"") && said("\"workers\": 2"), "%s", out());
+    record_diverging(d);
+    EXPECT(1, "%s play %s --json", EDDY_REPLAY_CLI, d);
+    cr_assert(said("\"result\": \"diverged\"") && said("\"divergence\": {\"frame\": 11,"), "%s", out());
+
+    /* "-": a recording piped into play and info. */
+    EXPECT(0, "%s record --scene vortex_ring --frames 6 -o - | %s play -", EDDY_REPLAY_CLI,
+           EDDY_REPLAY_CLI);
+    cr_assert(said("recorded vortex_ring") && said("ok: frames 0..6 match"), "%s", out());
+    EXPECT(0, "%s info - < %s", EDDY_REPLAY_CLI, a);
+    cr_assert(said("frames          0..12"));
+
+    EXPECT(0, "%s dump %s --frame 3 -o %s", EDDY_REPLAY_CLI, a, csv);
+    EXPECT(2, "%s dump %s --frame 4 -o %s", EDDY_REPLAY_CLI, a, csv);
+    EXPECT(0, "%s dump %s --frame 4 -o %s --force", EDDY_REPLAY_CLI, a, csv);
+    EXPECT(0, "%s dump %s --frame 4 -o - | head -c 300", EDDY_REPLAY_CLI, a);
+    cr_assert(said("kind,index"));
+    unlink(a), unlink(d), unlink(csv);
+}
+
+/* A golden with one altered frame hash: the report points to the docs and
+ * prints no ready-to-run bless command. */
+Test(cli_conventions, verify_failure_points_to_the_docs_not_to_bless, .timeout = 120) {
+    const char *dir = tmp("golden");
+    EXPECT(0, "mkdir -p %s && awk '$1 == \"3\" { $2 = ($2 ~ /^0/ ? \"1\" : \"0\") substr($2, 2) } "
+              "{ print }' %s/vortex_ring.golden > %s/vortex_ring.golden",
+           dir, EDDY_GOLDEN_DIR, dir);
+    EXPECT(0, "grep -c '^3 ' %s/vortex_ring.golden", dir);
+    EXPECT(0, "! cmp -s %s/vortex_ring.golden %s/vortex_ring.golden", dir, EDDY_GOLDEN_DIR);
+    EXPECT(1, "%s --scene vortex_ring --frames 5 --threads 1 --golden %s", EDDY_VERIFY_CLI, dir);
+    cr_assert(said("FAIL vortex_ring") && said("docs/verify.md"), "%s", out());
+    cr_assert(!said("--bless"), "a bless command was printed:\n%s", out());
+    EXPECT(1, "%s --scene vortex_ring --frames 5 --threads 1 --golden %s --json", EDDY_VERIFY_CLI, dir);
+    cr_assert(out()[0] == '{' && said("\"result\": \"fail\"") && !said("--bless"), "%s", out());
+    sh("rm -rf %s", dir);
+}
+
+/* ---------------------------------------------------------------- corpus */
+static const char *make_corpus(void) {
+    const char *dir = tmp("corpus");
+    EXPECT(0, "rm -rf %s && mkdir -p %s", dir, dir);
+    const char *scenes[] = {"vortex_ring", "leapfrog", "dye_drop"};
+    for (int k = 0; k < 3; ++k)
+        EXPECT(0, "%s record --scene %s --frames 6 -o %s/%c_%s.eddyr -q", EDDY_REPLAY_CLI, scenes[k],
+               dir, 'a' + k, scenes[k]);
+    char path[400];
+    snprintf(path, sizeof path, "%s/d_diverges.eddyr", dir);
+    record_diverging(path);
+    snprintf(path, sizeof path, "%s/e_junk.eddyr", dir);
+    cr_assert(testkit_write_file(path, "not a replay", 12));
+    snprintf(path, sizeof path, "%s/ignored.txt", dir);
+    cr_assert(testkit_write_file(path, "x", 1));
+    return dir;
+}
+
+Test(cli_conventions, verify_corpus_writes_junit_one_case_per_replay_and_worker_count, .timeout = 120) {
+    const char *dir = make_corpus(), *xml = tmp("junit.xml");
+    unlink(xml);
+    EXPECT(3, "%s --corpus %s --threads 1,2 --junit %s", EDDY_VERIFY_CLI, dir, xml);
+    cr_assert(said("a_vortex_ring.eddyr") && said("e_junk.eddyr") && said("6 passed, 4 failed"),
+              "%s", out());
+    cr_assert(!said("ignored.txt"));
+    EXPECT(0, "cat %s", xml);
+    cr_assert(said("<?xml version=\"1.0\"") && said("<testsuites name=\"eddy-verify\" tests=\"10\" "
+                                                    "failures=\"2\" errors=\"2\""),
+              "%s", out());
+    cr_assert_eq(occurrences("<testcase "), 10);
+    cr_assert_eq(occurrences("<testsuite "), 5);
+    cr_assert_eq(occurrences("<failure type=\"divergence\""), 2);
+    cr_assert_eq(occurrences("<error type=\"unusable-file\""), 2);
+    cr_assert(said("classname=\"eddy-verify.d_diverges.eddyr\" name=\"workers=2 pin=none\""));
+    cr_assert(said("first divergent frame 11"), "%s", out());
+    if (system("command -v xmllint >/dev/null 2>&1") == 0) EXPECT(0, "xmllint --noout %s", xml);
+
+    EXPECT(2, "%s --corpus %s --threads 1 --junit %s", EDDY_VERIFY_CLI, dir, xml);
+    cr_assert(said("exists") && said("--force"));
+    EXPECT(3, "%s --corpus %s --threads 1 --junit %s --force", EDDY_VERIFY_CLI, dir, xml);
+    EXPECT(0, "%s --corpus %s --threads 1 --junit - --shard 1/5", EDDY_VERIFY_CLI, dir);
+    cr_assert(said("<testsuites") && said("a_vortex_ring.eddyr") && !said("b_leapfrog"), "%s", out());
+    unlink(xml);
+    sh("rm -rf %s", dir);
+}
+
+Test(cli_conventions, verify_shards_split_the_corpus_exactly_once, .timeout = 120) {
+    const char *dir = make_corpus();
+    const char *names[] = {"a_vortex_ring", "b_leapfrog", "c_dye_drop", "d_diverges", "e_junk"};
+    for (int n = 1; n <= 3; ++n) {
+        int seen[5] = {0};
+        for (int k = 1; k <= n; ++k) {
+            sh("%s --corpus %s --threads 1 --shard %d/%d --json", EDDY_VERIFY_CLI, dir, k, n);
+            cr_assert(out()[0] == '{', "%s", out());
+            for (int i = 0; i < 5; ++i) {
+                if (!said(names[i])) continue;
+                ++seen[i];
+                cr_assert_eq(i % n, k - 1, "%s is in shard %d/%d", names[i], k, n);
+            }
+        }
+        for (int i = 0; i < 5; ++i) cr_assert_eq(seen[i], 1, "%s in %d shards of %d", names[i], seen[i], n);
+    }
+    EXPECT(2, "%s --corpus %s --shard 0/3", EDDY_VERIFY_CLI, dir);
+    EXPECT(2, "%s --corpus %s --shard 4/3", EDDY_VERIFY_CLI, dir);
+    EXPECT(2, "%s --corpus %s --shard 2", EDDY_VERIFY_CLI, dir);
+    EXPECT(2, "%s --shard 1/2", EDDY_VERIFY_CLI);
+    EXPECT(2, "%s --corpus %s/nonexistent", EDDY_VERIFY_CLI, dir);
+    sh("rm -rf %s", dir);
+}

@@ -1,0 +1,316 @@
+/* eddy-replay render and render-diff: the pictures themselves, decoded with
+ * libpng. Checks the dimensions, that one camera (stored in the PNG's
+ * "eddy-camera" text chunk) serves every frame and holds every body over the
+ * whole replay, that a body is drawn where it projects (also a free body
+ * outside the particle cloud), the contact sheet, video frames, the density
+ * legend, and the divergence picture. */
+#include <criterion/criterion.h>
+
+#include <png.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "replay_testkit.h"
+
+static char g_log[512];
+static eddy_bytes g_text;
+
+static const char *tmp(const char *name) {
+    static char paths[16][256];
+    static int next;
+    char *p = paths[next++ % 16];
+    snprintf(p, 256, "%s/render_%d_%s", EDDY_REPLAY_TMP, (int)getpid(), name);
+    return p;
+}
+
+/* Runs eddy-replay; stdout to `out` when given, else with stderr into the log. */
+static int run_to(const char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int run_to(const char *out, const char *fmt, ...) {
+    char args[1024], command[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(g_log, sizeof g_log, "%s/render_%d_log.txt", EDDY_REPLAY_TMP, (int)getpid());
+    if (out) snprintf(command, sizeof command, "%s %s > '%s' 2> '%s'", EDDY_REPLAY_CLI, args, out, g_log);
+    else snprintf(command, sizeof command, "%s %s > '%s' 2>&1", EDDY_REPLAY_CLI, args, g_log);
+    const int status = system(command);
+    g_text.size = 0;
+    testkit_read_file(g_log, &g_text);
+    testkit_append(&g_text, "", 1);
+    cr_assert(WIFEXITED(status), "%s did not exit", args);
+    return WEXITSTATUS(status);
+}
+
+static bool said(const char *text) { return strstr((const char *)g_text.data, text) != NULL; }
+
+#define EXPECT_EXIT(code, ...)                                                                  \
+    do {                                                                                        \
+        int got_ = run_to(NULL, __VA_ARGS__);                                                   \
+        cr_assert_eq(got_, code, "eddy-replay exited %d, expected %d; output:\n%s", got_, code, \
+                     (const char *)g_text.data);                                                \
+    } while (0)
+
+/* ---------------------------------------------------------------- png */
+typedef struct picture {
+    int width, height;
+    uint8_t *rgb;
+    char camera[256], frames[512];
+} picture;
+
+static uint32_t be32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The value of tEXt chunk key, from the file's bytes. */
+static bool png_text_chunk(const eddy_bytes *file, const char *key, char *out, size_t size) {
+    size_t pos = 8;
+    while (pos + 12 <= file->size) {
+        const uint32_t n = be32(file->data + pos);
+        const uint8_t *type = file->data + pos + 4, *data = file->data + pos + 8;
+        if (pos + 12 + n > file->size) return false;
+        const size_t klen = strlen(key);
+        if (!memcmp(type, "tEXt", 4) && n > klen && !memcmp(data, key, klen) && data[klen] == 0) {
+            snprintf(out, size, "%.*s", (int)(n - klen - 1), (const char *)data + klen + 1);
+            return true;
+        }
+        pos += 12 + n;
+    }
+    return false;
+}
+
+static void load_png(const char *path, picture *p) {
+    memset(p, 0, sizeof *p);
+    eddy_bytes file = {0};
+    cr_assert(testkit_read_file(path, &file), "cannot read %s", path);
+    cr_assert(file.size > 8 && !memcmp(file.data, "\x89PNG\r\n\x1a\n", 8), "%s is not a PNG", path);
+    png_text_chunk(&file, "eddy-camera", p->camera, sizeof p->camera);
+    png_text_chunk(&file, "eddy-frame", p->frames, sizeof p->frames);
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    cr_assert(png_image_begin_read_from_memory(&im, file.data, file.size), "%s: %s", path, im.message);
+    im.format = PNG_FORMAT_RGB;
+    p->width = (int)im.width;
+    p->height = (int)im.height;
+    p->rgb = malloc(PNG_IMAGE_SIZE(im));
+    cr_assert(p->rgb && png_image_finish_read(&im, NULL, p->rgb, 0, NULL), "%s: %s", path, im.message);
+    eddy_bytes_free(&file);
+}
+
+static const uint8_t *pixel(const picture *p, int x, int y) {
+    cr_assert(x >= 0 && y >= 0 && x < p->width && y < p->height, "pixel %d,%d outside", x, y);
+    return p->rgb + 3 * ((size_t)y * (size_t)p->width + (size_t)x);
+}
+
+typedef struct view {
+    char axis;
+    float lo[2], hi[2];
+} view;
+
+static view parse_camera(const char *text) {
+    view v;
+    cr_assert_eq(sscanf(text, "%c %f %f %f %f", &v.axis, &v.lo[0], &v.lo[1], &v.hi[0], &v.hi[1]), 5,
+                 "eddy-camera '%s'", text);
+    return v;
+}
+
+/* Pixel of world point (x, y) in a size x size panel (view z). */
+static void project(const view *v, int size, float x, float y, int *px, int *py) {
+    const float scale = (float)(size - 1) / (v->hi[0] - v->lo[0]);
+    *px = (int)((x - v->lo[0]) * scale);
+    *py = (int)((float)(size - 1) - (y - v->lo[1]) * scale);
+}
+
+static bool is_body_colour(const uint8_t *c) { return c[0] >= 150 && c[2] <= 110 && c[1] >= 80; }
+
+static int count_pixels(const picture *p, bool (*match)(const uint8_t *)) {
+    int n = 0;
+    for (int k = 0; k < p->width * p->height; ++k) n += match(p->rgb + 3 * k);
+    return n;
+}
+
+/* ---------------------------------------------------------------- tests */
+/* ball_through_smoke: a free ball starts outside the smoke sheet and flies
+ * into it. */
+Test(replay_render, one_camera_for_every_frame_holds_every_body, .timeout = 120) {
+    const char *a = tmp("ball.eddyr"), *p0 = tmp("p0.png"), *p30 = tmp("p30.png");
+    EXPECT_EXIT(0, "record --scene ball_through_smoke --frames 30 -o %s -q -f", a);
+    EXPECT_EXIT(0, "render %s --frame 0 --size 200 -o %s -f", a, p0);
+    cr_assert(said("camera: view z") && said("fitted over every frame"), "%s", (char *)g_text.data);
+    EXPECT_EXIT(0, "render %s --frame 30 --size 200 -o %s -f", a, p30);
+    picture f0, f30;
+    load_png(p0, &f0);
+    load_png(p30, &f30);
+    cr_assert_eq(f0.width, 200);
+    cr_assert_eq(f0.height, 200);
+    cr_assert_eq(f30.width, 200);
+    cr_assert_eq(f30.height, 200);
+    cr_assert(f0.camera[0] != '\0', "no eddy-camera chunk");
+    cr_assert_str_eq(f0.camera, f30.camera, "the camera moved between frames");
+    cr_assert_str_eq(f0.frames, "0");
+    cr_assert_str_eq(f30.frames, "30");
+    const view v = parse_camera(f0.camera);
+    cr_assert_eq(v.axis, 'z');
+
+    /* Every body at every frame is inside the camera; at frames 0 and 30
+     * the body colour is where the ball's centre projects. At frame 0 the
+     * ball is outside the particle cloud. */
+    eddy_player *p;
+    cr_assert_eq(eddy_player_open_file(a, NULL, &p, NULL, 0), EDDY_OK);
+    eddy_world *w = eddy_player_world(p);
+    cr_assert(w != NULL);
+    for (int64_t f = 0; f <= 30; ++f) {
+        if (f > 0) cr_assert_eq(eddy_player_step(p, NULL), EDDY_OK);
+        eddy_body_id id;
+        cr_assert_eq(eddy_world_get_body_ids(w, &id, 1), 1);
+        eddy_body_state b;
+        cr_assert_eq(eddy_world_get_body(w, id, &b), EDDY_OK);
+        cr_assert(b.position.x > v.lo[0] && b.position.x < v.hi[0] && b.position.y > v.lo[1] &&
+                      b.position.y < v.hi[1],
+                  "the ball at frame %lld (%g, %g) is outside the camera", (long long)f,
+                  (double)b.position.x, (double)b.position.y);
+        if (f == 0) {
+            float cloud_lo = 1e30f;
+            eddy_tracer t;
+            for (int i = 0; eddy_world_get_tracers(w, i, 1, &t) == 1; ++i)
+                if (t.position.x < cloud_lo) cloud_lo = t.position.x;
+            cr_assert(b.position.x + 0.2f < cloud_lo, "the ball starts inside the smoke");
+        }
+        if (f == 0 || f == 30) {
+            int x, y;
+            project(&v, 200, b.position.x, b.position.y, &x, &y);
+            const uint8_t *c = pixel(f == 0 ? &f0 : &f30, x, y);
+            cr_assert(is_body_colour(c), "frame %lld: pixel %d,%d is %d,%d,%d, not the body's colour",
+                      (long long)f, x, y, c[0], c[1], c[2]);
+        }
+    }
+    eddy_player_close(p);
+    free(f0.rgb), free(f30.rgb);
+    unlink(p0), unlink(p30), unlink(a);
+}
+
+Test(replay_render, camera_set_by_the_user_contact_sheet_and_video_frames, .timeout = 120) {
+    const char *a = tmp("ring.eddyr"), *sheet = tmp("sheet.png"), *one = tmp("one.png");
+    EXPECT_EXIT(0, "record --scene vortex_ring --frames 30 -o %s -q -f", a);
+    EXPECT_EXIT(0, "render %s --frame 5 --size 64 --camera -4,-3,3,4 -o %s", a, one);
+    cr_assert(said("set by --camera"));
+    picture p;
+    load_png(one, &p);
+    cr_assert_str_eq(p.camera, "z -4 -3 3 4");
+    free(p.rgb);
+    EXPECT_EXIT(2, "render %s --frame 5 --camera 1,1,0,0 -o %s -f", a, one);
+    EXPECT_EXIT(2, "render %s --frame 5 --camera 1,2,3 -o %s -f", a, one);
+
+    EXPECT_EXIT(0, "render %s --sheet 4 --size 64 -o %s", a, sheet);
+    load_png(sheet, &p);
+    cr_assert_eq(p.width, 2 * 64 + 2);
+    cr_assert_eq(p.height, 2 * 64 + 2);
+    cr_assert_str_eq(p.frames, "0 10 20 30");
+    free(p.rgb);
+
+    char pattern[300], path[300];
+    snprintf(pattern, sizeof pattern, "%s", tmp("video_%04d.png"));
+    EXPECT_EXIT(0, "render %s --every 15 --size 48 -o %s", a, pattern);
+    char first_camera[256] = "";
+    for (int f = 0; f <= 30; f += 15) {
+        snprintf(path, sizeof path, "%s", tmp("video_"));
+        snprintf(path + strlen(path), sizeof path - strlen(path), "%04d.png", f);
+        load_png(path, &p);
+        cr_assert_eq(p.width, 48);
+        if (f == 0) snprintf(first_camera, sizeof first_camera, "%s", p.camera);
+        cr_assert_str_eq(p.camera, first_camera, "frame %d has another camera", f);
+        free(p.rgb);
+        unlink(path);
+    }
+    EXPECT_EXIT(2, "render %s --every 15 -o %s", a, tmp("no_pattern.png"));
+    unlink(sheet), unlink(one), unlink(a);
+}
+
+static bool is_strong_blue(const uint8_t *c) { return c[2] >= 230 && c[0] <= 60; }
+static bool is_strong_red(const uint8_t *c) { return c[0] >= 230 && c[1] <= 90 && c[2] <= 60; }
+
+Test(replay_render, density_colouring_has_a_legend, .timeout = 120) {
+    const char *a = tmp("drops.eddyr"), *plain = tmp("plain.png"), *dens = tmp("dens.png");
+    EXPECT_EXIT(0, "record --scene two_drops --frames 6 -o %s -q", a);
+    EXPECT_EXIT(0, "render %s --frame 6 --size 256 -o %s", a, plain);
+    EXPECT_EXIT(0, "render %s --frame 6 --size 256 --color density -o %s", a, dens);
+    cr_assert(said("density deviation scale"));
+    picture p, d;
+    load_png(plain, &p);
+    load_png(dens, &d);
+    cr_assert_eq(count_pixels(&p, is_strong_blue), 0);
+    cr_assert(count_pixels(&d, is_strong_blue) > 50, "no blue end of the legend");
+    cr_assert(count_pixels(&d, is_strong_red) > 50, "no red end of the legend");
+    EXPECT_EXIT(2, "render %s --frame 6 --color rainbow -o %s -f", a, dens);
+    free(p.rgb), free(d.rgb);
+    unlink(plain), unlink(dens), unlink(a);
+}
+
+Test(replay_render, output_rules_standard_output_and_no_silent_overwrite, .timeout = 60) {
+    const char *a = tmp("small.eddyr"), *png = tmp("x.png"), *piped = tmp("piped.png");
+    EXPECT_EXIT(0, "record --scene vortex_ring --frames 4 -o %s -q", a);
+    EXPECT_EXIT(0, "render %s --frame 2 --size 32 -o %s", a, png);
+    EXPECT_EXIT(2, "render %s --frame 2 --size 32 -o %s", a, png);
+    cr_assert(said("exists") && said("--force"));
+    EXPECT_EXIT(0, "render %s --frame 2 --size 32 -o %s --force", a, png);
+    cr_assert_eq(run_to(piped, "render %s --frame 2 --size 32 -o -", a), 0);
+    cr_assert(said("camera:"), "the summary belongs on stderr when the PNG is on stdout");
+    picture p;
+    load_png(piped, &p);
+    cr_assert_eq(p.width, 32);
+    free(p.rgb);
+    unlink(png), unlink(piped), unlink(a);
+}
+
+/* Two recordings of the tiny world, the second with an extra burst of
+ * tracers in the input of step 5 (frame 6). */
+static void record_pair(const char *a, const char *b) {
+    for (int k = 0; k < 2; ++k) {
+        eddy_world *w;
+        cr_assert_eq(testkit_tiny_world(1, &w), EDDY_OK);
+        eddy_bytes file = {0};
+        eddy_recorder *r;
+        cr_assert_eq(eddy_recorder_create_memory(w, NULL, &file, &r, NULL, 0), EDDY_OK);
+        for (int64_t f = 0; f < 12; ++f) {
+            testkit_input t;
+            testkit_tiny_input(f, &t);
+            eddy_emitter_command extra = {.emitter = {1, 1}, .type = EDDY_EMITTER_BURST, .tracer_count = 3};
+            if (k == 1 && f == 5) t.input.emitter_commands = &extra, t.input.emitter_command_count = 1;
+            cr_assert_eq(eddy_recorder_step(r, &t.input), EDDY_OK);
+        }
+        cr_assert_eq(eddy_recorder_finish(r), EDDY_OK);
+        cr_assert(testkit_write_file(k ? b : a, file.data, file.size));
+        eddy_recorder_destroy(r);
+        eddy_world_destroy(w);
+        eddy_bytes_free(&file);
+    }
+}
+
+static bool is_highlight(const uint8_t *c) { return c[0] >= 220 && c[1] <= 90 && c[2] >= 220; }
+
+Test(replay_render, divergence_picture_side_by_side, .timeout = 60) {
+    const char *a = tmp("da.eddyr"), *b = tmp("db.eddyr"), *png = tmp("diff.png");
+    record_pair(a, b);
+    EXPECT_EXIT(1, "render-diff %s %s --size 128 -o %s", a, b, png);
+    cr_assert(said("first divergent frame 6"), "%s", (char *)g_text.data);
+    picture p;
+    load_png(png, &p);
+    cr_assert_eq(p.width, 2 * 128 + 4);
+    cr_assert_eq(p.height, 128);
+    cr_assert_str_eq(p.frames, "6");
+    cr_assert(count_pixels(&p, is_highlight) > 0, "no particle is marked as differing");
+    free(p.rgb);
+    unlink(png);
+    EXPECT_EXIT(0, "render-diff %s %s -o %s", a, a, png);
+    cr_assert(said("no divergence"));
+    cr_assert_neq(access(png, F_OK), 0, "a picture was written without a divergence");
+    EXPECT_EXIT(0, "render-diff %s --against-threads 3 -o %s", a, png);
+    cr_assert(said("no divergence"));
+    EXPECT_EXIT(2, "render-diff %s -o %s", a, png);
+    unlink(a), unlink(b);
+}
