@@ -74,7 +74,10 @@ static eddy_status open_parsed(eddy_player *p, const eddy_player_def *def, eddy_
 
 static eddy_player *player_alloc(const eddy_player_def *def) {
     eddy_player *p = calloc(1, sizeof *p);
-    if (p) p->def = *def;
+    if (p) {
+        p->def = *def;
+        eddy_replay_file_init(&p->file);
+    }
     return p;
 }
 
@@ -130,7 +133,7 @@ eddy_status eddy_player_open_file(const char *path, const eddy_player_def *def, 
     if (!path) return eddy_replay_fail(message, size, EDDY_ERROR_INVALID_ARGUMENT, "path is NULL");
     eddy_player *p = player_alloc(def);
     if (!p) return eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
-    s = eddy_read_file(path, &p->file.bytes, message, size);
+    s = eddy_replay_file_open(&p->file, path, message, size);
     if (s != EDDY_OK) {
         eddy_player_close(p);
         return s;
@@ -206,9 +209,9 @@ int64_t eddy_player_frame(const eddy_player *p) {
 }
 
 /* ---------------------------------------------------------------- recording */
-static const frame_entry *entry_at(const eddy_player *p, int64_t frame) {
-    const int64_t i = frame - p->file.header.first_frame - 1;
-    return i >= 0 && i < p->file.frame_count ? &p->file.frames[i] : NULL;
+/* The recorded frame (first_frame < frame <= last_frame), read lazily. */
+static eddy_status entry_at(const eddy_player *p, int64_t frame, const frame_entry **out) {
+    return eddy_replay_frame_get(&p->file, frame, out);
 }
 
 eddy_status eddy_player_recorded_hash(const eddy_player *p, int64_t frame, eddy_frame_hash *out) {
@@ -217,16 +220,17 @@ eddy_status eddy_player_recorded_hash(const eddy_player *p, int64_t frame, eddy_
         *out = p->file.initial_hash;
         return EDDY_OK;
     }
-    const frame_entry *e = entry_at(p, frame);
-    if (!e) return EDDY_ERROR_NOT_FOUND;
+    const frame_entry *e;
+    eddy_status s = entry_at(p, frame, &e);
+    if (s != EDDY_OK) return s;
     *out = e->hash;
     return EDDY_OK;
 }
 
 static const uint8_t *blocks_at(const eddy_player *p, int64_t frame) {
     if (frame == p->file.header.first_frame) return p->file.initial_blocks;
-    const frame_entry *e = entry_at(p, frame);
-    return e ? e->blocks : NULL;
+    const frame_entry *e;
+    return entry_at(p, frame, &e) == EDDY_OK ? e->blocks : NULL;
 }
 
 int eddy_player_recorded_block_hashes(const eddy_player *p, int64_t frame, eddy_component c,
@@ -238,10 +242,12 @@ int eddy_player_recorded_block_hashes(const eddy_player *p, int64_t frame, eddy_
 eddy_status eddy_player_recorded_input(eddy_player *p, int64_t frame, const eddy_input **out) {
     if (!p || !out) return EDDY_ERROR_INVALID_ARGUMENT;
     *out = NULL;
-    const frame_entry *e = entry_at(p, frame);
-    if (!e) return error(p, EDDY_ERROR_NOT_FOUND, "no recorded frame %lld", (long long)frame);
+    const frame_entry *e;
+    eddy_status s = entry_at(p, frame, &e);
+    if (s == EDDY_ERROR_NOT_FOUND) return error(p, s, "no recorded frame %lld", (long long)frame);
+    if (s != EDDY_OK) return error(p, s, "%s", p->file.cache->message);
     char why[256];
-    eddy_status s = eddy_input_decode(e->input, e->input_size, p->inputs, out, why, sizeof why);
+    s = eddy_input_decode(e->input, e->input_size, p->inputs, out, why, sizeof why);
     if (s != EDDY_OK) return error(p, s, "frame %lld: %s", (long long)frame, why);
     return EDDY_OK;
 }
@@ -330,8 +336,10 @@ static eddy_status diverge(eddy_player *p, const eddy_frame_hash *want, const ed
 static eddy_status compare_now(eddy_player *p, eddy_divergence *d) {
     eddy_frame_hash want;
     const int64_t frame = eddy_world_frame(p->world);
-    if (eddy_player_recorded_hash(p, frame, &want) != EDDY_OK)
-        return error(p, EDDY_ERROR_NOT_FOUND, "no recorded hash for frame %lld", (long long)frame);
+    eddy_status s = eddy_player_recorded_hash(p, frame, &want);
+    if (s == EDDY_ERROR_NOT_FOUND)
+        return error(p, s, "no recorded hash for frame %lld", (long long)frame);
+    if (s != EDDY_OK) return error(p, s, "%s", p->file.cache->message);
     const eddy_frame_hash got = eddy_world_hash(p->world);
     if (got.frame_hash == want.frame_hash && got.frame == want.frame) return EDDY_OK;
     return diverge(p, &want, &got, d);
@@ -357,7 +365,7 @@ eddy_status eddy_player_step(eddy_player *p, eddy_divergence *d) {
     if (!eddy_player_world(p)) return p->world_status;
     const int64_t next = eddy_world_frame(p->world) + 1;
     const eddy_input *in;
-    if (!entry_at(p, next))
+    if (next > p->file.info.last_frame)
         return error(p, EDDY_ERROR_NOT_FOUND, "frame %lld is past the last recorded frame %lld",
                      (long long)next, (long long)p->file.info.last_frame);
     eddy_status s = eddy_player_recorded_input(p, next, &in);
@@ -443,8 +451,9 @@ eddy_status eddy_replay_compare(const eddy_player *a, const eddy_player *b, eddy
                                                                          : b->file.info.last_frame;
     for (int64_t f = lo; f <= hi; ++f) {
         eddy_frame_hash ha, hb;
-        eddy_player_recorded_hash(a, f, &ha);
-        eddy_player_recorded_hash(b, f, &hb);
+        eddy_status sa = eddy_player_recorded_hash(a, f, &ha);
+        eddy_status sb = sa == EDDY_OK ? eddy_player_recorded_hash(b, f, &hb) : sa;
+        if (sb != EDDY_OK) return sb; /* a chunk that no longer reads back */
         if (ha.frame_hash == hb.frame_hash) continue;
         d->frame = f;
         d->component = EDDY_COMPONENT_GLOBALS;

@@ -1,6 +1,16 @@
-/* Reading a replay: parse and verify a whole file held in memory.
+/* Reading a replay: verify a whole file once, then read it lazily.
  *
  * Design notes.
+ * - Two sources: a file read with pread (eddy_player_open_file) or the
+ *   whole file in memory (open_memory, open_read). Opening reads every byte
+ *   once and checks everything below, but keeps only the decompressed world
+ *   record, one entry per chunk and per keyframe (offset, sizes, the XXH3 of
+ *   its zstd frame) and per-record bookkeeping. A chunk is decompressed
+ *   again when a frame in it is needed, into a cache of REPLAY_CHUNK_CACHE
+ *   chunks (least recently used out); its zstd frame must hash to what it
+ *   did at open, so a file changed behind the player's back is reported as
+ *   corrupt, never trusted. Memory is the world record plus a few chunks
+ *   and a keyframe, not the file size (docs/replay.md, "Memory").
  * - Two kinds of file. A *complete* file ends with a valid footer (its own
  *   self-hash checks); then the whole-file hash in the footer must match,
  *   the seek index must describe exactly the records the scan finds, and any
@@ -29,7 +39,11 @@
  *   checksum comparisons so the fuzzer reaches the parsers behind them. */
 #include "replay_reader.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -42,14 +56,23 @@ enum { MAX_CONTENT = 1 << 24 };
 enum { MAX_CONTENT = 1 << 30 };
 #endif
 
+/* A record as the scan met it, for the seek index check. */
+typedef struct record_seen {
+    uint64_t offset, size;
+    uint32_t kind, frame_count;
+    int64_t first_frame;
+} record_seen;
+
 typedef struct scan {
     replay_file *f;
-    const uint8_t *data;
     size_t size;
     size_t pos, end;             /* next record; where records stop */
     bool complete;
     footer foot;
     const uint8_t *index;        /* index frame (complete files) */
+    eddy_bytes header_buf, zframe_buf, index_buf; /* file source: bytes read */
+    record_seen *records;
+    int64_t record_count, record_capacity;
     XXH3_state_t prefix;         /* every byte before pos */
     uint32_t sequence;
     int64_t next_frame;          /* frame the next chunk must start at */
@@ -80,18 +103,66 @@ static bool grow_int(void **items, int *capacity, int needed, size_t item) {
 }
 
 /* ---------------------------------------------------------------- outcomes */
-static eddy_status corrupt(scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static eddy_status corrupt(scan *s, const char *fmt, ...) {
-    if (s->message && s->message_size) {
-        int n = snprintf(s->message, s->message_size, "corrupt at byte %zu: ", s->pos);
-        if (n >= 0 && (size_t)n < s->message_size) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(s->message + n, s->message_size - (size_t)n, fmt, ap);
-            va_end(ap);
-        }
+static eddy_status vcorrupt(char *message, size_t size, size_t pos, const char *fmt, va_list ap) {
+    if (message && size) {
+        int n = snprintf(message, size, "corrupt at byte %zu: ", pos);
+        if (n >= 0 && (size_t)n < size) vsnprintf(message + n, size - (size_t)n, fmt, ap);
     }
     return EDDY_ERROR_CORRUPT;
+}
+
+static eddy_status corrupt(scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static eddy_status corrupt(scan *s, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vcorrupt(s->message, s->message_size, s->pos, fmt, ap);
+    va_end(ap);
+    return EDDY_ERROR_CORRUPT;
+}
+
+/* ---------------------------------------------------------------- source */
+/* n bytes at offset (within the file): a pointer into the file in memory,
+ * or the bytes read into buf. NULL if they cannot be read. */
+static const uint8_t *source_view(const replay_file *f, size_t offset, size_t n, eddy_bytes *buf) {
+    static const uint8_t nothing[1];
+    if (f->fd < 0) return f->bytes.data ? f->bytes.data + offset : nothing;
+    buf->size = 0;
+    if (!bytes_reserve(buf, n + 1)) return NULL;
+    size_t done = 0;
+    while (done < n) {
+        const ssize_t got = pread(f->fd, buf->data + done, n - done, (off_t)(offset + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return NULL;
+        done += (size_t)got;
+    }
+    buf->size = n;
+    return buf->data;
+}
+
+static eddy_status read_failed(scan *s, size_t offset, size_t n) {
+    return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_IO,
+                            "cannot read %zu bytes at byte %zu of the file (%s)", n, offset,
+                            errno ? strerror(errno) : "it became shorter");
+}
+
+/* XXH3-64 of the file's first n bytes. */
+static bool hash_prefix(scan *s, size_t n, uint64_t *out) {
+    if (s->f->fd < 0) {
+        *out = eddy_replay_xxh3(s->f->bytes.data, n);
+        return true;
+    }
+    XXH3_state_t state;
+    XXH3_INITSTATE(&state);
+    XXH3_64bits_reset(&state);
+    for (size_t at = 0; at < n;) {
+        const size_t piece = n - at < ((size_t)1 << 20) ? n - at : (size_t)1 << 20;
+        const uint8_t *p = source_view(s->f, at, piece, &s->zframe_buf);
+        if (!p) return false;
+        XXH3_64bits_update(&state, p, piece);
+        at += piece;
+    }
+    *out = XXH3_64bits_digest(&state);
+    return true;
 }
 
 /* A cut-short file: keep what was read. In a complete file this cannot
@@ -111,16 +182,25 @@ static eddy_status find_index(scan *s) {
     if (s->foot.index_offset < FILE_HEADER_FRAME || s->foot.index_offset >= foot_at)
         return corrupt(s, "the footer points the index at byte %llu, outside the file",
                        (unsigned long long)s->foot.index_offset);
-    const size_t at = (size_t)s->foot.index_offset;
+    const size_t at = (size_t)s->foot.index_offset, avail = foot_at - at;
+    /* Read the frame header first, then no more than the frame claims: the
+     * check reads the payload only when it fits in avail. */
+    size_t want = avail < 12 ? avail : 12;
+    const uint8_t *p = source_view(s->f, at, want, &s->index_buf);
+    if (!p) return read_failed(s, at, want);
+    if (avail >= SKIP_HEADER_BYTES && le32(p) == REPLAY_SKIPPABLE_MAGIC &&
+        (size_t)le32(p + 4) <= avail - SKIP_HEADER_BYTES) {
+        want = SKIP_HEADER_BYTES + (size_t)le32(p + 4);
+        if (!(p = source_view(s->f, at, want, &s->index_buf))) return read_failed(s, at, want);
+    }
     size_t bytes = 0;
     char why[160];
-    if (eddy_skippable_check(s->data + at, foot_at - at, TAG_INDEX, 0, &bytes, "seek index", why,
-                        sizeof why) != EDDY_OK)
+    if (eddy_skippable_check(p, avail, TAG_INDEX, 0, &bytes, "seek index", why, sizeof why) != EDDY_OK)
         return corrupt(s, "%s", why);
-    const uint32_t count = eddy_index_count(s->data + at);
+    const uint32_t count = eddy_index_count(p);
     if (bytes != foot_at - at || bytes != SKIP_HEADER_BYTES + 16 + (size_t)count * INDEX_ENTRY_BYTES)
         return corrupt(s, "the seek index's size does not match its %u entries", (unsigned)count);
-    s->index = s->data + at;
+    s->index = p;
     s->end = at;
     return EDDY_OK;
 }
@@ -130,14 +210,17 @@ static eddy_status find_index(scan *s) {
 static eddy_status find_footer(scan *s) {
     s->end = s->size;
     if (s->size < FILE_HEADER_FRAME + FOOTER_FRAME) return EDDY_OK;
-    const uint8_t *p = s->data + s->size - FOOTER_FRAME;
+    const uint8_t *p = source_view(s->f, s->size - FOOTER_FRAME, FOOTER_FRAME, &s->header_buf);
+    if (!p) return read_failed(s, s->size - FOOTER_FRAME, FOOTER_FRAME);
     size_t bytes;
     if (eddy_skippable_check(p, FOOTER_FRAME, TAG_FOOTER, FOOTER_PAYLOAD, &bytes, "footer", NULL, 0) !=
         EDDY_OK)
         return EDDY_OK; /* no valid footer: read as cut short */
     s->complete = true;
     eddy_footer_get(p, &s->foot);
-    if (CHECKSUM_MISMATCH(eddy_replay_xxh3(s->data, s->size - FOOTER_FRAME), s->foot.file_hash))
+    uint64_t file_hash;
+    if (!hash_prefix(s, s->size - FOOTER_FRAME, &file_hash)) return read_failed(s, 0, s->size);
+    if (CHECKSUM_MISMATCH(file_hash, s->foot.file_hash))
         return corrupt(s, "whole-file checksum mismatch (the file was damaged after it was written)");
     return find_index(s);
 }
@@ -166,7 +249,7 @@ static eddy_status decompress(scan *s, const record_header *h, const uint8_t *z,
     *out = malloc(n > 0 ? n : 1);
     if (!*out) return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY,
                                   "out of memory for a record of %zu bytes", n);
-    size_t got = ZSTD_decompressDCtx(s->f->dctx, *out, n, z, (size_t)h->compressed_size);
+    size_t got = ZSTD_decompressDCtx(s->f->cache->dctx, *out, n, z, (size_t)h->compressed_size);
     if (ZSTD_isError(got) || got != n) {
         free(*out);
         *out = NULL;
@@ -223,47 +306,76 @@ static eddy_status parse_world(scan *s, uint8_t *content, size_t size) {
     return EDDY_OK;
 }
 
-static eddy_status parse_frame(scan *s, cursor *c, int64_t frame) {
-    replay_file *f = s->f;
-    frame_entry e;
-    memset(&e, 0, sizeof e);
-    e.input_size = rd32(c);
-    e.input = rd_bytes(c, e.input_size);
-    bool ok = get_hash(c, &e.hash) && e.hash.frame == frame;
-    if (ok && has_blocks(s)) ok = (e.blocks = get_blocks(c)) != NULL;
-    if (!ok) return corrupt(s, "the record of frame %lld does not parse", (long long)frame);
+/* Parsing a chunk's contents: at open (every input decoded once, so a
+ * player never meets an undecodable input later) and again on every load. */
+typedef struct chunk_parse {
+    bool blocks;                   /* the file holds block hashes */
+    eddy_input_storage *inputs;    /* decode every input; NULL: verified at open */
+    char *message;
+    size_t message_size;
+    size_t pos;                    /* of the record, for messages */
+} chunk_parse;
+
+static eddy_status chunk_corrupt(const chunk_parse *cp, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static eddy_status chunk_corrupt(const chunk_parse *cp, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vcorrupt(cp->message, cp->message_size, cp->pos, fmt, ap);
+    va_end(ap);
+    return EDDY_ERROR_CORRUPT;
+}
+
+static eddy_status parse_frame(const chunk_parse *cp, cursor *c, int64_t frame, frame_entry *e) {
+    memset(e, 0, sizeof *e);
+    e->input_size = rd32(c);
+    e->input = rd_bytes(c, e->input_size);
+    bool ok = get_hash(c, &e->hash) && e->hash.frame == frame;
+    if (ok && cp->blocks) ok = (e->blocks = get_blocks(c)) != NULL;
+    if (!ok) return chunk_corrupt(cp, "the record of frame %lld does not parse", (long long)frame);
+    if (!cp->inputs) return EDDY_OK;
     const eddy_input *in;
     char why[200];
-    eddy_status st = eddy_input_decode(e.input, e.input_size, s->inputs, &in, why, sizeof why);
-    if (st == EDDY_ERROR_VERSION) return eddy_replay_fail(s->message, s->message_size, st, "%s", why);
-    if (st != EDDY_OK) return corrupt(s, "frame %lld: %s", (long long)frame, why);
-    if (!grow((void **)&f->frames, &f->frame_capacity, f->frame_count + 1, sizeof e))
-        return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
-    f->frames[f->frame_count++] = e;
+    eddy_status st = eddy_input_decode(e->input, e->input_size, cp->inputs, &in, why, sizeof why);
+    if (st == EDDY_ERROR_VERSION) return eddy_replay_fail(cp->message, cp->message_size, st, "%s", why);
+    if (st != EDDY_OK) return chunk_corrupt(cp, "frame %lld: %s", (long long)frame, why);
     return EDDY_OK;
 }
 
-static eddy_status parse_chunk(scan *s, const record_header *h, uint8_t *content) {
+/* The frames of a chunk's content into frames (count entries). */
+static eddy_status parse_chunk_frames(const chunk_parse *cp, const uint8_t *content, size_t size,
+                                      int64_t first_frame, uint32_t count, uint32_t sequence,
+                                      frame_entry *frames) {
+    cursor c = {content, size, 0, false};
+    for (uint32_t k = 0; k < count; ++k) {
+        eddy_status st = parse_frame(cp, &c, first_frame + k, &frames[k]);
+        if (st != EDDY_OK) return st;
+    }
+    if (c.pos != c.size)
+        return chunk_corrupt(cp, "chunk %u has %zu bytes after its last frame", (unsigned)sequence,
+                             c.size - c.pos);
+    return EDDY_OK;
+}
+
+/* A verified chunk at open: checked, then remembered by place only. */
+static eddy_status parse_chunk(scan *s, const record_header *h, const uint8_t *content) {
     replay_file *f = s->f;
-    if (!grow_int((void **)&f->chunks, &f->chunk_capacity, f->chunk_count + 1, sizeof(uint8_t *))) {
-        free(content);
+    const chunk_parse cp = {has_blocks(s), s->inputs, s->message, s->message_size, s->pos};
+    frame_entry *frames = malloc(((size_t)h->frame_count + 1) * sizeof *frames);
+    if (!frames ||
+        !grow_int((void **)&f->chunks, &f->chunk_capacity, f->chunk_count + 1, sizeof(chunk_entry))) {
+        free(frames);
         return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
     }
-    f->chunks[f->chunk_count++] = content; /* owned from here on */
-    cursor c = {content, (size_t)h->content_size, 0, false};
-    const int64_t before = f->frame_count;
-    for (uint32_t k = 0; k < h->frame_count; ++k) {
-        eddy_status st = parse_frame(s, &c, h->first_frame + k);
-        if (st != EDDY_OK) {
-            f->frame_count = before;
-            return st;
-        }
-    }
-    if (c.pos != c.size) {
-        f->frame_count = before;
-        return corrupt(s, "chunk %u has %zu bytes after its last frame", (unsigned)h->sequence,
-                       c.size - c.pos);
-    }
+    eddy_status st = parse_chunk_frames(&cp, content, (size_t)h->content_size, h->first_frame,
+                                        h->frame_count, h->sequence, frames);
+    free(frames);
+    if (st != EDDY_OK) return st;
+    f->chunks[f->chunk_count++] = (chunk_entry){
+        .offset = s->pos + RECORD_HEADER_FRAME, .zhash = h->frame_hash,
+        .compressed = (size_t)h->compressed_size, .content = (size_t)h->content_size,
+        .first_frame = h->first_frame, .frame_count = h->frame_count, .sequence = h->sequence};
+    f->frame_count += h->frame_count;
     s->next_frame = h->first_frame + h->frame_count;
     return EDDY_OK;
 }
@@ -303,14 +415,15 @@ static eddy_status check_order(scan *s, const record_header *h) {
                    (unsigned)h->frame_count);
 }
 
-static eddy_status add_keyframe(scan *s, const record_header *h, const uint8_t *z) {
+static eddy_status add_keyframe(scan *s, const record_header *h) {
     replay_file *f = s->f;
     if (!grow_int((void **)&f->keyframes, &f->keyframe_capacity, f->keyframe_count + 1,
                   sizeof(keyframe_entry)))
         return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
     keyframe_entry *k = &f->keyframes[f->keyframe_count++];
     k->frame = h->first_frame;
-    k->zframe = z;
+    k->offset = s->pos + RECORD_HEADER_FRAME;
+    k->zhash = h->frame_hash;
     k->compressed = (size_t)h->compressed_size;
     k->content = (size_t)h->content_size;
     f->info.keyframe_bytes += h->compressed_size;
@@ -318,12 +431,13 @@ static eddy_status add_keyframe(scan *s, const record_header *h, const uint8_t *
 }
 
 static eddy_status record_contents(scan *s, const record_header *h, const uint8_t *z) {
-    if (h->kind == RECORD_KEYFRAME) return add_keyframe(s, h, z);
+    if (h->kind == RECORD_KEYFRAME) return add_keyframe(s, h);
     uint8_t *content;
     eddy_status st = decompress(s, h, z, &content);
     if (st != EDDY_OK) return st;
     if (h->kind == RECORD_CHUNK) {
         st = parse_chunk(s, h, content);
+        free(content);
         if (st == EDDY_OK) s->f->info.chunk_count += 1;
         return st;
     }
@@ -336,9 +450,20 @@ static eddy_status record_contents(scan *s, const record_header *h, const uint8_
 }
 
 /* The record at s->pos; sets s->stopped on a cut-short tail. */
+static eddy_status remember_record(scan *s, const record_header *h) {
+    if (!grow((void **)&s->records, &s->record_capacity, s->record_count + 1, sizeof(record_seen)))
+        return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+    s->records[s->record_count++] =
+        (record_seen){.offset = s->pos, .size = RECORD_HEADER_FRAME + h->compressed_size,
+                      .kind = h->kind, .frame_count = h->frame_count, .first_frame = h->first_frame};
+    return EDDY_OK;
+}
+
 static eddy_status read_record(scan *s) {
     const size_t avail = s->end - s->pos;
-    const uint8_t *p = s->data + s->pos;
+    const size_t head = avail < RECORD_HEADER_FRAME ? avail : RECORD_HEADER_FRAME;
+    const uint8_t *p = source_view(s->f, s->pos, head, &s->header_buf);
+    if (!p) return read_failed(s, s->pos, head);
     if (avail < SKIP_HEADER_BYTES ||
         (le32(p) == REPLAY_SKIPPABLE_MAGIC && le32(p + 4) > avail - SKIP_HEADER_BYTES))
         return cut_short(s, "a frame");
@@ -358,14 +483,18 @@ static eddy_status read_record(scan *s) {
     st = check_order(s, &h);
     if (st != EDDY_OK) return st;
     if (h.compressed_size > avail - RECORD_HEADER_FRAME) return cut_short(s, "a record");
-    const uint8_t *z = p + RECORD_HEADER_FRAME;
+    const uint8_t *z = source_view(s->f, s->pos + RECORD_HEADER_FRAME, (size_t)h.compressed_size,
+                                   &s->zframe_buf);
+    if (!z) return read_failed(s, s->pos + RECORD_HEADER_FRAME, (size_t)h.compressed_size);
     if (CHECKSUM_MISMATCH(eddy_replay_xxh3(z, (size_t)h.compressed_size), h.frame_hash))
         return corrupt(s, "record %u: checksum mismatch", (unsigned)h.sequence);
     st = zframe_check(s, &h, z);
     if (st == EDDY_OK) st = record_contents(s, &h, z);
+    if (st == EDDY_OK) st = remember_record(s, &h);
     if (st != EDDY_OK) return st;
     const size_t total = RECORD_HEADER_FRAME + (size_t)h.compressed_size;
-    XXH3_64bits_update(&s->prefix, p, total);
+    XXH3_64bits_update(&s->prefix, p, RECORD_HEADER_FRAME);
+    XXH3_64bits_update(&s->prefix, z, (size_t)h.compressed_size);
     s->pos += total;
     s->sequence += 1;
     s->f->info.raw_bytes += h.content_size;
@@ -384,12 +513,11 @@ static eddy_status check_index(scan *s) {
     for (uint32_t k = 0; k < n; ++k) {
         index_entry e;
         eddy_index_entry_get(s->index, k, &e);
-        record_header h;
         if (e.offset != offset || e.size < RECORD_HEADER_FRAME || e.size > s->end - offset)
             return corrupt(s, "seek index entry %u points at the wrong place", (unsigned)k);
-        eddy_record_header_get(s->data + offset, &h);
-        if (e.kind != h.kind || e.frame_count != h.frame_count || e.first_frame != h.first_frame ||
-            e.size != RECORD_HEADER_FRAME + h.compressed_size)
+        const record_seen *h = &s->records[k]; /* the record at offset, as the scan read it */
+        if (e.kind != h->kind || e.frame_count != h->frame_count || e.first_frame != h->first_frame ||
+            e.size != h->size)
             return corrupt(s, "seek index entry %u disagrees with record %u", (unsigned)k,
                            (unsigned)k);
         offset += (size_t)e.size;
@@ -425,7 +553,9 @@ static void finish_info(scan *s) {
 static eddy_status scan_records(scan *s) {
     XXH3_INITSTATE(&s->prefix);
     XXH3_64bits_reset(&s->prefix);
-    XXH3_64bits_update(&s->prefix, s->data, FILE_HEADER_FRAME);
+    const uint8_t *head = source_view(s->f, 0, FILE_HEADER_FRAME, &s->header_buf);
+    if (!head) return read_failed(s, 0, FILE_HEADER_FRAME);
+    XXH3_64bits_update(&s->prefix, head, FILE_HEADER_FRAME);
     s->pos = FILE_HEADER_FRAME;
     while (s->pos < s->end && !s->stopped) {
         eddy_status st = read_record(s);
@@ -442,31 +572,77 @@ static eddy_status scan_records(scan *s) {
     return EDDY_OK;
 }
 
+void eddy_replay_file_init(replay_file *f) {
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+}
+
+eddy_status eddy_replay_file_open(replay_file *f, const char *path, char *message, size_t size) {
+    eddy_replay_file_init(f);
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot open %s: %s", path,
+                                strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode) || st.st_size < 0) {
+        const bool dir = S_ISDIR(st.st_mode);
+        close(fd);
+        return eddy_replay_fail(message, size, EDDY_ERROR_IO, dir ? "%s is a directory" : "cannot stat %s",
+                                path);
+    }
+    f->fd = fd;
+    f->size = (uint64_t)st.st_size;
+    return EDDY_OK;
+}
+
+static void scan_free(scan *s) {
+    eddy_bytes_free(&s->header_buf);
+    eddy_bytes_free(&s->zframe_buf);
+    eddy_bytes_free(&s->index_buf);
+    free(s->records);
+}
+
+static eddy_status parse_source(scan *s, bool strict) {
+    replay_file *f = s->f;
+    const size_t head = s->size < FILE_HEADER_FRAME ? s->size : FILE_HEADER_FRAME;
+    const uint8_t *p = source_view(f, 0, head, &s->header_buf);
+    if (!p) return read_failed(s, 0, head);
+    eddy_status st = eddy_file_header_get(p, s->size, &f->header, s->message, s->message_size);
+    if (st == EDDY_OK)
+        st = eddy_fingerprint_check(&f->header.fingerprint, strict, s->message, s->message_size,
+                                    f->info.warnings, sizeof f->info.warnings);
+    if (st != EDDY_OK) return st;
+    f->cache = calloc(1, sizeof *f->cache);
+    if (f->cache) f->cache->dctx = ZSTD_createDCtx();
+    s->inputs = eddy_input_storage_create();
+    if (!f->cache || !f->cache->dctx || !s->inputs)
+        return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (int k = 0; k < REPLAY_CHUNK_CACHE; ++k) f->cache->slots[k].chunk = -1;
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    ZSTD_DCtx_setParameter(f->cache->dctx, ZSTD_d_experimentalParam3, 1);
+#endif
+    st = find_footer(s);
+    if (st == EDDY_OK) st = scan_records(s);
+    return st;
+}
+
 eddy_status eddy_replay_file_parse(replay_file *f, bool strict, char *message, size_t size) {
     eddy_replay_message(message, size, "%s", "");
     scan s;
     memset(&s, 0, sizeof s);
     s.f = f;
-    s.data = f->bytes.data;
-    s.size = f->bytes.size;
+    if (f->fd < 0) f->size = f->bytes.size;
+    s.size = (size_t)f->size;
     s.message = message;
     s.message_size = size;
-    eddy_status st = eddy_file_header_get(s.data, s.size, &f->header, message, size);
-    if (st == EDDY_OK)
-        st = eddy_fingerprint_check(&f->header.fingerprint, strict, message, size, f->info.warnings,
-                               sizeof f->info.warnings);
-    if (st != EDDY_OK) return st;
-    f->dctx = ZSTD_createDCtx();
-    s.inputs = eddy_input_storage_create();
-    if (!f->dctx || !s.inputs) st = eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-    if (st == EDDY_OK) ZSTD_DCtx_setParameter(f->dctx, ZSTD_d_experimentalParam3, 1);
-#endif
-    if (st == EDDY_OK) st = find_footer(&s);
-    if (st == EDDY_OK) st = scan_records(&s);
+    eddy_status st = parse_source(&s, strict);
     eddy_input_storage_destroy(s.inputs);
-    if (st != EDDY_OK) return st;
+    if (st != EDDY_OK) {
+        scan_free(&s);
+        return st;
+    }
     finish_info(&s);
+    scan_free(&s);
     if (!f->world && st == EDDY_OK)
         eddy_replay_message(message, size, "file cut short before its world record was complete "
                                       "(%zu bytes): nothing to play", s.size);
@@ -480,28 +656,114 @@ eddy_status eddy_replay_file_parse(replay_file *f, bool strict, char *message, s
 
 void eddy_replay_file_free(replay_file *f) {
     eddy_bytes_free(&f->bytes);
-    ZSTD_freeDCtx(f->dctx);
+    if (f->fd >= 0) close(f->fd);
+    if (f->cache) {
+        for (int k = 0; k < REPLAY_CHUNK_CACHE; ++k) {
+            free(f->cache->slots[k].content);
+            free(f->cache->slots[k].frames);
+        }
+        eddy_bytes_free(&f->cache->compressed);
+        ZSTD_freeDCtx(f->cache->dctx);
+        free(f->cache);
+    }
     free(f->world);
-    for (int k = 0; k < f->chunk_count; ++k) free(f->chunks[k]);
     free(f->chunks);
-    free(f->frames);
     free(f->keyframes);
-    memset(f, 0, sizeof *f);
+    eddy_replay_file_init(f);
 }
 
 /* ---------------------------------------------------------------- access */
-eddy_status eddy_replay_keyframe_load(replay_file *f, int k, eddy_bytes *out, char *message,
+/* The zstd frame at offset read back and checked against the hash it had at
+ * open; then decompressed into out (content bytes). */
+static eddy_status load_zframe(const replay_file *f, size_t offset, size_t compressed, uint64_t zhash,
+                               uint8_t *out, size_t content, const char *what, char *message,
+                               size_t size) {
+    replay_cache *c = f->cache;
+    const uint8_t *z = source_view(f, offset, compressed, &c->compressed);
+    if (!z)
+        return eddy_replay_fail(message, size, EDDY_ERROR_IO, "%s: cannot read %zu bytes at byte %zu",
+                                what, compressed, offset);
+    if (CHECKSUM_MISMATCH(eddy_replay_xxh3(z, compressed), zhash))
+        return eddy_replay_fail(message, size, EDDY_ERROR_CORRUPT,
+                                "%s at byte %zu changed since the file was opened", what, offset);
+    size_t got = ZSTD_decompressDCtx(c->dctx, out, content, z, compressed);
+    if (ZSTD_isError(got) || got != content)
+        return eddy_replay_fail(message, size, EDDY_ERROR_CORRUPT, "%s: %s", what,
+                                ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong size");
+    return EDDY_OK;
+}
+
+eddy_status eddy_replay_keyframe_load(const replay_file *f, int k, eddy_bytes *out, char *message,
                                  size_t size) {
     const keyframe_entry *e = &f->keyframes[k];
     out->size = 0;
     if (!bytes_reserve(out, e->content + 1))
         return eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory for a keyframe");
-    size_t got = ZSTD_decompressDCtx(f->dctx, out->data, e->content, e->zframe, e->compressed);
-    if (ZSTD_isError(got) || got != e->content)
-        return eddy_replay_fail(message, size, EDDY_ERROR_CORRUPT, "keyframe at frame %lld: %s",
-                           (long long)e->frame,
-                           ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong size");
-    out->size = got;
+    char what[64];
+    snprintf(what, sizeof what, "keyframe at frame %lld", (long long)e->frame);
+    eddy_status st = load_zframe(f, (size_t)e->offset, e->compressed, e->zhash, out->data, e->content,
+                                 what, message, size);
+    if (st == EDDY_OK) out->size = e->content;
+    return st;
+}
+
+/* Index of the chunk holding frame, or -1. */
+static int find_chunk(const replay_file *f, int64_t frame) {
+    int lo = 0, hi = f->chunk_count - 1;
+    while (lo <= hi) {
+        const int mid = lo + (hi - lo) / 2;
+        const chunk_entry *c = &f->chunks[mid];
+        if (frame < c->first_frame) hi = mid - 1;
+        else if (frame >= c->first_frame + (int64_t)c->frame_count) lo = mid + 1;
+        else return mid;
+    }
+    return -1;
+}
+
+static eddy_status load_chunk(const replay_file *f, int k, chunk_slot *slot) {
+    replay_cache *c = f->cache;
+    const chunk_entry *e = &f->chunks[k];
+    free(slot->content);
+    free(slot->frames);
+    slot->chunk = -1;
+    slot->content = malloc(e->content + 1);
+    slot->frames = malloc(((size_t)e->frame_count + 1) * sizeof *slot->frames);
+    if (!slot->content || !slot->frames)
+        return eddy_replay_fail(c->message, sizeof c->message, EDDY_ERROR_OUT_OF_MEMORY,
+                                "out of memory for a chunk of %zu bytes", e->content);
+    char what[64];
+    snprintf(what, sizeof what, "chunk of frames %lld..%lld", (long long)e->first_frame,
+             (long long)(e->first_frame + e->frame_count - 1));
+    eddy_status st = load_zframe(f, (size_t)e->offset, e->compressed, e->zhash, slot->content,
+                                 e->content, what, c->message, sizeof c->message);
+    const chunk_parse cp = {(f->header.flags & HEADER_FLAG_BLOCK_HASHES) != 0, NULL, c->message,
+                            sizeof c->message, (size_t)e->offset - RECORD_HEADER_FRAME};
+    if (st == EDDY_OK)
+        st = parse_chunk_frames(&cp, slot->content, e->content, e->first_frame, e->frame_count,
+                                e->sequence, slot->frames);
+    if (st == EDDY_OK) slot->chunk = k;
+    return st;
+}
+
+eddy_status eddy_replay_frame_get(const replay_file *f, int64_t frame, const frame_entry **out) {
+    *out = NULL;
+    const int k = find_chunk(f, frame);
+    if (k < 0 || !f->cache) return EDDY_ERROR_NOT_FOUND;
+    replay_cache *c = f->cache;
+    chunk_slot *slot = &c->slots[0];
+    for (int i = 0; i < REPLAY_CHUNK_CACHE; ++i) {
+        if (c->slots[i].chunk == k) {
+            slot = &c->slots[i];
+            break;
+        }
+        if (c->slots[i].used < slot->used) slot = &c->slots[i];
+    }
+    if (slot->chunk != k) {
+        eddy_status st = load_chunk(f, k, slot);
+        if (st != EDDY_OK) return st;
+    }
+    slot->used = ++c->clock;
+    *out = &slot->frames[frame - f->chunks[k].first_frame];
     return EDDY_OK;
 }
 
