@@ -296,7 +296,7 @@ static void draw_body(image *im, const camera *c, const cli_body *b, rgb edge) {
     const int m = n >= 3 ? hull2(p, n, h) : 0;
     if (!b->shape.hole) image_fill_convex(im, (const float(*)[2])h, m, k_body_fill, 0.85f);
     for (int k = 0; k < m; ++k) image_line(im, h[k][0], h[k][1], h[(k + 1) % m][0], h[(k + 1) % m][1], edge);
-    image_fill_disc(im, x, y, 1.5f, edge, 1.0f); /* the centre, even for a body smaller than a pixel */
+    if (!b->shape.hole) image_fill_disc(im, x, y, 1.5f, edge, 1.0f); /* even when smaller than a pixel */
 }
 
 static void draw_bodies(image *im, const camera *c, eddy_world *w) {
