@@ -4,8 +4,8 @@
  * "A regression corpus in CI").
  *
  * Design notes.
- * - The corpus is every regular file named *.eddyr directly in DIR (no
- *   recursion), sorted by name with strcmp (byte order, independent of the
+ * - The corpus is every regular file named *.eddyr or *.eddyreplay directly
+ *   in DIR (no recursion), sorted by name with strcmp (byte order, independent of the
  *   locale and of the order the file system lists them in).
  * - Shards: the i-th file of that sorted list (0-based) belongs to shard
  *   (i mod N) + 1. Every file is in exactly one shard, the shards differ in
@@ -30,7 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CORPUS_SUFFIX ".eddyr"
+/* Names a replay file may have (docs/replay.md uses .eddyr, the README .eddyreplay). */
+static const char *const k_suffixes[] = {".eddyr", ".eddyreplay"};
 
 static double seconds_now(void) {
     struct timespec t;
@@ -66,7 +67,9 @@ static char **corpus_list(const char *dir, int *count, char *message, size_t siz
     char **names = NULL;
     int capacity = 0;
     for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
-        if (!has_suffix(e->d_name, CORPUS_SUFFIX) || !is_regular(dir, e->d_name)) continue;
+        if (!(has_suffix(e->d_name, k_suffixes[0]) || has_suffix(e->d_name, k_suffixes[1])) ||
+            !is_regular(dir, e->d_name))
+            continue;
         if (*count == capacity) {
             capacity = capacity ? 2 * capacity : 64;
             char **grown = realloc(names, (size_t)capacity * sizeof *names);

@@ -203,6 +203,9 @@ Test(cli_conventions, verify_corpus_writes_junit_one_case_per_replay_and_worker_
     EXPECT(3, "%s --corpus %s --threads 1 --junit %s --force", EDDY_VERIFY_CLI, dir, xml);
     EXPECT(0, "%s --corpus %s --threads 1 --junit - --shard 1/5", EDDY_VERIFY_CLI, dir);
     cr_assert(said("<testsuites") && said("a_vortex_ring.eddyr") && !said("b_leapfrog"), "%s", out());
+    EXPECT(0, "cp %s/a_vortex_ring.eddyr %s/f_copy.eddyreplay", dir, dir);
+    EXPECT(3, "%s --corpus %s --threads 1 --json", EDDY_VERIFY_CLI, dir);
+    cr_assert(said("\"f_copy.eddyreplay\"") && said("\"passed\": 4"), "%s", out());
     unlink(xml);
     sh("rm -rf %s", dir);
 }
