@@ -105,14 +105,13 @@ static void describe_divergence(const eddy_divergence *d, const char *why, char 
              "first divergent frame %" PRId64 ", component %s, block %d%s; frame hash recorded "
              "%016" PRIx64 ", re-simulated %016" PRIx64,
              d->frame, eddy_component_name((eddy_component)d->component), d->block,
-             d->block < 0 ? " (not known: no block hashes)" : "", d->recorded_hash,
-             d->actual_hash);
+             d->block < 0 ? " (not known: no block hashes)" : "", d->recorded_hash, d->actual_hash);
 }
 
 /* One replay at one worker count and pin: open, verify, close. Returns false
  * when the file cannot be used (case->message says why). */
-static bool corpus_run(const verify_options *o, verify_env *env, const char *path,
-                       verify_case *c, bool tty) {
+static bool corpus_run(const verify_options *o, verify_env *env, const char *path, verify_case *c,
+                       bool tty) {
     eddy_world_def threading = eddy_world_def_default();
     verify_env_configure(env, &threading, c->workers, c->pin, o->hostile_fp);
     eddy_player_def def = eddy_player_def_default();
@@ -142,8 +141,7 @@ static bool corpus_run(const verify_options *o, verify_env *env, const char *pat
         else if (s != EDDY_OK)
             snprintf(c->message, sizeof c->message, "%s (%s)", eddy_player_error_message(player),
                      eddy_status_name(s));
-        else
-            c->message[0] = '\0';
+        else c->message[0] = '\0';
     }
     c->seconds = seconds_now() - t0;
     eddy_player_close(player);
@@ -235,16 +233,16 @@ static void print_failures(const verify_case *cases, int n) {
     for (int i = 0; i < n; ++i) {
         const verify_case *c = &cases[i];
         if (c->result == VERIFY_CASE_PASS) continue;
-        printf("%s %s at %d worker%s, pin %s: %s\n", c->result == VERIFY_CASE_FAIL ? "FAIL" : "ERROR",
-               c->replay, c->workers, c->workers == 1 ? "" : "s", verify_pin_name(c->pin),
-               c->message);
+        printf("%s %s at %d worker%s, pin %s: %s\n",
+               c->result == VERIFY_CASE_FAIL ? "FAIL" : "ERROR", c->replay, c->workers,
+               c->workers == 1 ? "" : "s", verify_pin_name(c->pin), c->message);
     }
 }
 
 int verify_corpus(const verify_options *o, verify_env *env) {
     char message[4200];
-    if (o->junit_path != NULL && !verify_output_allowed(o->junit_path, o->force, message,
-                                                        sizeof message)) {
+    if (o->junit_path != NULL &&
+        !verify_output_allowed(o->junit_path, o->force, message, sizeof message)) {
         fprintf(stderr, "eddy-verify: %s\n", message);
         return VERIFY_EXIT_USAGE;
     }
@@ -297,8 +295,10 @@ bool verify_shard_contains(int index, int shard, int shard_count) {
 
 int verify_corpus(const verify_options *o, verify_env *env) {
     (void)env;
-    fprintf(stderr, "eddy-verify: --corpus %s: this eddy-verify was not built with replay support "
-            "(it needs libeddy_replay and zstd; see docs/verify.md)\n", o->corpus_dir);
+    fprintf(stderr,
+            "eddy-verify: --corpus %s: this eddy-verify was not built with replay support "
+            "(it needs libeddy_replay and zstd; see docs/verify.md)\n",
+            o->corpus_dir);
     return VERIFY_EXIT_USAGE;
 }
 

@@ -63,8 +63,8 @@ static totals count(const verify_case *cases, int n) {
 static void write_case(FILE *out, const verify_case *c) {
     fputs("    <testcase classname=\"eddy-verify.", out);
     xml_text(out, c->replay);
-    fprintf(out, "\" name=\"workers=%d pin=%s\" time=\"%.3f\"", c->workers,
-            verify_pin_name(c->pin), c->seconds);
+    fprintf(out, "\" name=\"workers=%d pin=%s\" time=\"%.3f\"", c->workers, verify_pin_name(c->pin),
+            c->seconds);
     if (c->result == VERIFY_CASE_PASS) {
         fputs("/>\n", out);
         return;
@@ -76,7 +76,7 @@ static void write_case(FILE *out, const verify_case *c) {
     fputs("\">", out);
     xml_text(out, c->message);
     fputs(fail ? "\nWhat to do: docs/verify.md, \"After a failure\" (a divergence is a determinism "
-               "bug until shown otherwise)."
+                 "bug until shown otherwise)."
                : "\nThe file cannot be checked: damaged, cut short before its world record, or "
                  "recorded by an incompatible build (docs/replay.md).",
           out);

@@ -85,8 +85,10 @@ void image_fill_convex(image *im, const float (*p)[2], int n, rgb col, float a) 
         area += p[k][0] * q[1] - q[0] * p[k][1];
     }
     const float sign = area < 0.0f ? -1.0f : 1.0f;
-    const int x0 = (int)fmaxf(floorf(lo_x), 0.0f), x1 = (int)fminf(ceilf(hi_x), (float)im->width - 1);
-    const int y0 = (int)fmaxf(floorf(lo_y), 0.0f), y1 = (int)fminf(ceilf(hi_y), (float)im->height - 1);
+    const int x0 = (int)fmaxf(floorf(lo_x), 0.0f),
+              x1 = (int)fminf(ceilf(hi_x), (float)im->width - 1);
+    const int y0 = (int)fmaxf(floorf(lo_y), 0.0f),
+              y1 = (int)fminf(ceilf(hi_y), (float)im->height - 1);
     for (int y = y0; y <= y1; ++y)
         for (int x = x0; x <= x1; ++x) {
             const float cx = (float)x + 0.5f, cy = (float)y + 0.5f;
@@ -102,8 +104,10 @@ void image_fill_convex(image *im, const float (*p)[2], int n, rgb col, float a) 
 void image_fill_disc(image *im, float cx, float cy, float r, rgb col, float a) {
     if (!isfinite(cx) || !isfinite(cy) || !isfinite(r)) return;
     if (r < 0.7f) r = 0.7f;
-    const int x0 = (int)fmaxf(floorf(cx - r), 0.0f), x1 = (int)fminf(ceilf(cx + r), (float)im->width - 1);
-    const int y0 = (int)fmaxf(floorf(cy - r), 0.0f), y1 = (int)fminf(ceilf(cy + r), (float)im->height - 1);
+    const int x0 = (int)fmaxf(floorf(cx - r), 0.0f),
+              x1 = (int)fminf(ceilf(cx + r), (float)im->width - 1);
+    const int y0 = (int)fmaxf(floorf(cy - r), 0.0f),
+              y1 = (int)fminf(ceilf(cy + r), (float)im->height - 1);
     for (int y = y0; y <= y1; ++y)
         for (int x = x0; x <= x1; ++x) {
             const float dx = (float)x + 0.5f - cx, dy = (float)y + 0.5f - cy;
@@ -126,23 +130,23 @@ typedef struct glyph {
 } glyph;
 
 static const glyph k_font[] = {
-    {'0', {7, 5, 5, 5, 7}, 3}, {'1', {2, 6, 2, 2, 7}, 3}, {'2', {7, 1, 7, 4, 7}, 3},
-    {'3', {7, 1, 7, 1, 7}, 3}, {'4', {5, 5, 7, 1, 1}, 3}, {'5', {7, 4, 7, 1, 7}, 3},
-    {'6', {7, 4, 7, 5, 7}, 3}, {'7', {7, 1, 2, 2, 2}, 3}, {'8', {7, 5, 7, 5, 7}, 3},
-    {'9', {7, 5, 7, 1, 7}, 3}, {'A', {2, 5, 7, 5, 5}, 3}, {'B', {6, 5, 6, 5, 6}, 3},
-    {'C', {3, 4, 4, 4, 3}, 3}, {'D', {6, 5, 5, 5, 6}, 3}, {'E', {7, 4, 6, 4, 7}, 3},
-    {'F', {7, 4, 6, 4, 4}, 3}, {'G', {3, 4, 5, 5, 3}, 3}, {'H', {5, 5, 7, 5, 5}, 3},
-    {'I', {7, 2, 2, 2, 7}, 3}, {'J', {1, 1, 1, 5, 2}, 3}, {'K', {5, 5, 6, 5, 5}, 3},
-    {'L', {4, 4, 4, 4, 7}, 3}, {'M', {5, 7, 7, 5, 5}, 3}, {'N', {6, 5, 5, 5, 5}, 3},
-    {'O', {2, 5, 5, 5, 2}, 3}, {'P', {6, 5, 6, 4, 4}, 3}, {'Q', {2, 5, 5, 6, 3}, 3},
-    {'R', {6, 5, 6, 5, 5}, 3}, {'S', {3, 4, 2, 1, 6}, 3}, {'T', {7, 2, 2, 2, 2}, 3},
-    {'U', {5, 5, 5, 5, 7}, 3}, {'V', {5, 5, 5, 5, 2}, 3}, {'W', {5, 5, 7, 7, 5}, 3},
-    {'X', {5, 5, 2, 5, 5}, 3}, {'Y', {5, 5, 2, 2, 2}, 3}, {'Z', {7, 1, 2, 4, 7}, 3},
+    {'0', {7, 5, 5, 5, 7}, 3},     {'1', {2, 6, 2, 2, 7}, 3}, {'2', {7, 1, 7, 4, 7}, 3},
+    {'3', {7, 1, 7, 1, 7}, 3},     {'4', {5, 5, 7, 1, 1}, 3}, {'5', {7, 4, 7, 1, 7}, 3},
+    {'6', {7, 4, 7, 5, 7}, 3},     {'7', {7, 1, 2, 2, 2}, 3}, {'8', {7, 5, 7, 5, 7}, 3},
+    {'9', {7, 5, 7, 1, 7}, 3},     {'A', {2, 5, 7, 5, 5}, 3}, {'B', {6, 5, 6, 5, 6}, 3},
+    {'C', {3, 4, 4, 4, 3}, 3},     {'D', {6, 5, 5, 5, 6}, 3}, {'E', {7, 4, 6, 4, 7}, 3},
+    {'F', {7, 4, 6, 4, 4}, 3},     {'G', {3, 4, 5, 5, 3}, 3}, {'H', {5, 5, 7, 5, 5}, 3},
+    {'I', {7, 2, 2, 2, 7}, 3},     {'J', {1, 1, 1, 5, 2}, 3}, {'K', {5, 5, 6, 5, 5}, 3},
+    {'L', {4, 4, 4, 4, 7}, 3},     {'M', {5, 7, 7, 5, 5}, 3}, {'N', {6, 5, 5, 5, 5}, 3},
+    {'O', {2, 5, 5, 5, 2}, 3},     {'P', {6, 5, 6, 4, 4}, 3}, {'Q', {2, 5, 5, 6, 3}, 3},
+    {'R', {6, 5, 6, 5, 5}, 3},     {'S', {3, 4, 2, 1, 6}, 3}, {'T', {7, 2, 2, 2, 2}, 3},
+    {'U', {5, 5, 5, 5, 7}, 3},     {'V', {5, 5, 5, 5, 2}, 3}, {'W', {5, 5, 7, 7, 5}, 3},
+    {'X', {5, 5, 2, 5, 5}, 3},     {'Y', {5, 5, 2, 2, 2}, 3}, {'Z', {7, 1, 2, 4, 7}, 3},
     {'m', {0, 30, 21, 21, 21}, 5}, {'s', {0, 3, 6, 3, 6}, 3}, {'\'', {2, 2, 0, 0, 0}, 3},
-    {'.', {0, 0, 0, 0, 2}, 3}, {',', {0, 0, 0, 2, 4}, 3}, {'-', {0, 0, 7, 0, 0}, 3},
-    {'+', {0, 2, 7, 2, 0}, 3}, {'=', {0, 7, 0, 7, 0}, 3}, {':', {0, 2, 0, 2, 0}, 3},
-    {'/', {1, 1, 2, 4, 4}, 3}, {'(', {2, 4, 4, 4, 2}, 3}, {')', {2, 1, 1, 1, 2}, 3},
-    {'%', {5, 1, 2, 4, 5}, 3}, {' ', {0, 0, 0, 0, 0}, 3}, {'_', {0, 0, 0, 0, 7}, 3},
+    {'.', {0, 0, 0, 0, 2}, 3},     {',', {0, 0, 0, 2, 4}, 3}, {'-', {0, 0, 7, 0, 0}, 3},
+    {'+', {0, 2, 7, 2, 0}, 3},     {'=', {0, 7, 0, 7, 0}, 3}, {':', {0, 2, 0, 2, 0}, 3},
+    {'/', {1, 1, 2, 4, 4}, 3},     {'(', {2, 4, 4, 4, 2}, 3}, {')', {2, 1, 1, 1, 2}, 3},
+    {'%', {5, 1, 2, 4, 5}, 3},     {' ', {0, 0, 0, 0, 0}, 3}, {'_', {0, 0, 0, 0, 7}, 3},
 };
 
 static const glyph *find_glyph(char c) {
@@ -209,7 +213,8 @@ int image_write_png(const char *path, const image *im, const char *const *keys,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (text_count > 0) png_set_text(png, info, text, text_count);
     png_write_info(png, info);
-    for (int y = 0; y < im->height; ++y) png_write_row(png, im->rgb + 3 * (size_t)y * (size_t)im->width);
+    for (int y = 0; y < im->height; ++y)
+        png_write_row(png, im->rgb + 3 * (size_t)y * (size_t)im->width);
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
     const bool ok = to_stdout ? fflush(f) == 0 : fclose(f) == 0;

@@ -33,13 +33,13 @@
 #include <string.h>
 
 typedef struct camera {
-    int axis[2];          /* world axes shown right and up */
-    char view;            /* 'x', 'y' or 'z' */
-    float lo[2], span;    /* square: lo .. lo + span on both axes */
-    int size;             /* panel edge in pixels */
-    float scale;          /* pixels per world unit */
-    float density_range;  /* |rho'| at the ends of the colour scale */
-    bool density;         /* --color density */
+    int axis[2];         /* world axes shown right and up */
+    char view;           /* 'x', 'y' or 'z' */
+    float lo[2], span;   /* square: lo .. lo + span on both axes */
+    int size;            /* panel edge in pixels */
+    float scale;         /* pixels per world unit */
+    float density_range; /* |rho'| at the ends of the colour scale */
+    bool density;        /* --color density */
 } camera;
 
 static const rgb k_body_fill = {200, 140, 20}, k_body_edge = {255, 215, 40};
@@ -64,7 +64,7 @@ static bool view_axes(const char *view, camera *c) {
 /* ---------------------------------------------------------------- fitting */
 typedef struct extent {
     float lo[3], hi[3];
-    float density;        /* largest |rho'| seen */
+    float density; /* largest |rho'| seen */
 } extent;
 
 static void grow(extent *e, eddy_vec3 p, float r) {
@@ -89,9 +89,11 @@ static void extent_add_world(extent *e, eddy_world *w) {
     static eddy_tracer t[BATCH];
     int n;
     for (int i = 0; (n = eddy_world_get_vortons(w, i, BATCH, v)) > 0; i += n)
-        for (int k = 0; k < n; ++k) grow(e, v[k].position, 0.0f), grow_density(e, v[k].density_deviation);
+        for (int k = 0; k < n; ++k)
+            grow(e, v[k].position, 0.0f), grow_density(e, v[k].density_deviation);
     for (int i = 0; (n = eddy_world_get_tracers(w, i, BATCH, t)) > 0; i += n)
-        for (int k = 0; k < n; ++k) grow(e, t[k].position, 0.0f), grow_density(e, t[k].density_deviation);
+        for (int k = 0; k < n; ++k)
+            grow(e, t[k].position, 0.0f), grow_density(e, t[k].density_deviation);
     cli_body *b;
     const int m = cli_world_bodies(w, &b);
     for (int k = 0; k < m; ++k) grow(e, b[k].state.position, cli_body_bound(&b[k]));
@@ -104,7 +106,8 @@ static int fit_pass(eddy_player *p, extent *e) {
     eddy_divergence d;
     const eddy_replay_info info = eddy_player_info(p);
     eddy_status s = eddy_player_seek(p, info.first_frame, &d);
-    if (s != EDDY_OK && s != EDDY_ERROR_DIVERGED) return cli_fail(cli_exit_code(s), "%s", eddy_player_error_message(p));
+    if (s != EDDY_OK && s != EDDY_ERROR_DIVERGED)
+        return cli_fail(cli_exit_code(s), "%s", eddy_player_error_message(p));
     extent_add_world(e, eddy_player_world(p));
     for (;;) {
         s = eddy_player_step(p, &d);
@@ -150,7 +153,8 @@ static bool parse_camera(const char *text, camera *c) {
 
 /* Set the camera from --camera or by fitting over the players' frames. */
 static int setup_camera(const cli_options *o, camera *c, eddy_player **players, int n) {
-    if (!view_axes(o->view, c)) return cli_fail(EXIT_USAGE, "--view %s: expected x, y or z", o->view);
+    if (!view_axes(o->view, c))
+        return cli_fail(EXIT_USAGE, "--view %s: expected x, y or z", o->view);
     c->size = o->size;
     c->density = o->color && !strcmp(o->color, "density");
     if (o->color && !c->density && strcmp(o->color, "plain"))
@@ -158,7 +162,8 @@ static int setup_camera(const cli_options *o, camera *c, eddy_player **players, 
     extent e = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0.0f};
     const bool fixed = o->camera != NULL;
     if (fixed && !parse_camera(o->camera, c))
-        return cli_fail(EXIT_USAGE, "--camera %s: expected XLO,YLO,XHI,YHI with XLO < XHI, YLO < YHI",
+        return cli_fail(EXIT_USAGE,
+                        "--camera %s: expected XLO,YLO,XHI,YHI with XLO < XHI, YLO < YHI",
                         o->camera);
     if (!fixed || (c->density && o->density_range <= 0.0f))
         for (int k = 0; k < n; ++k) {
@@ -188,14 +193,16 @@ static void print_camera(const cli_options *o, const camera *c) {
             names[c->axis[0]], (double)c->lo[0], (double)(c->lo[0] + c->span), names[c->axis[1]],
             (double)c->lo[1], (double)(c->lo[1] + c->span),
             o->camera ? "set by --camera" : "fitted over every frame", "");
-    if (c->density) fprintf(info_stream(o), ", density deviation scale +-%.4g", (double)c->density_range);
+    if (c->density)
+        fprintf(info_stream(o), ", density deviation scale +-%.4g", (double)c->density_range);
     fputc('\n', info_stream(o));
 }
 
 /* ---------------------------------------------------------------- layers */
 static rgb diverging(float t) { /* t in [-1, 1]: blue, white, red */
     t = fmaxf(-1.0f, fminf(1.0f, t));
-    if (t < 0.0f) return (rgb){(uint8_t)(255.0f * (1.0f + t)), (uint8_t)(255.0f * (1.0f + 0.6f * t)), 255};
+    if (t < 0.0f)
+        return (rgb){(uint8_t)(255.0f * (1.0f + t)), (uint8_t)(255.0f * (1.0f + 0.6f * t)), 255};
     return (rgb){255, (uint8_t)(255.0f * (1.0f - 0.8f * t)), (uint8_t)(255.0f * (1.0f - t))};
 }
 
@@ -223,10 +230,12 @@ static void draw_tracers(image *im, const camera *c, eddy_world *w) {
         const float s = 1.0f - expf(-count[k] / typical);
         const int x = (int)(k % (size_t)c->size), y = (int)(k / (size_t)c->size);
         if (c->density)
-            image_blend(im, x, y, diverging(dev[k] / count[k] / c->density_range), 0.35f + 0.65f * s);
+            image_blend(im, x, y, diverging(dev[k] / count[k] / c->density_range),
+                        0.35f + 0.65f * s);
         else
-            image_put(im, x, y, (rgb){(uint8_t)(12.0f + 215.0f * s), (uint8_t)(14.0f + 220.0f * s),
-                                      (uint8_t)(22.0f + 228.0f * s)});
+            image_put(im, x, y,
+                      (rgb){(uint8_t)(12.0f + 215.0f * s), (uint8_t)(14.0f + 220.0f * s),
+                            (uint8_t)(22.0f + 228.0f * s)});
     }
     free(count);
     free(dev);
@@ -285,7 +294,8 @@ static void draw_body(image *im, const camera *c, const cli_body *b, rgb edge) {
         for (int k = 0; k < steps; ++k) {
             const float a0 = 6.2831853f * (float)k / (float)steps;
             const float a1 = 6.2831853f * (float)(k + 1) / (float)steps;
-            image_line(im, x + r * cosf(a0), y + r * sinf(a0), x + r * cosf(a1), y + r * sinf(a1), edge);
+            image_line(im, x + r * cosf(a0), y + r * sinf(a0), x + r * cosf(a1), y + r * sinf(a1),
+                       edge);
         }
         return;
     }
@@ -295,8 +305,10 @@ static void draw_body(image *im, const camera *c, const cli_body *b, rgb edge) {
     for (int k = 0; k < n; ++k) to_pixel(c, v[k], &p[k][0], &p[k][1]);
     const int m = n >= 3 ? hull2(p, n, h) : 0;
     if (!b->shape.hole) image_fill_convex(im, (const float(*)[2])h, m, k_body_fill, 0.85f);
-    for (int k = 0; k < m; ++k) image_line(im, h[k][0], h[k][1], h[(k + 1) % m][0], h[(k + 1) % m][1], edge);
-    if (!b->shape.hole) image_fill_disc(im, x, y, 1.5f, edge, 1.0f); /* even when smaller than a pixel */
+    for (int k = 0; k < m; ++k)
+        image_line(im, h[k][0], h[k][1], h[(k + 1) % m][0], h[(k + 1) % m][1], edge);
+    if (!b->shape.hole)
+        image_fill_disc(im, x, y, 1.5f, edge, 1.0f); /* even when smaller than a pixel */
 }
 
 static void draw_bodies(image *im, const camera *c, eddy_world *w) {
@@ -344,7 +356,8 @@ static void draw_legend(image *im, const camera *c) {
     char top[32], bottom[32];
     snprintf(top, sizeof top, "+%.3g", (double)c->density_range);
     snprintf(bottom, sizeof bottom, "-%.3g", (double)c->density_range);
-    const int label = text_width(top, s) > text_width(bottom, s) ? text_width(top, s) : text_width(bottom, s);
+    const int label =
+        text_width(top, s) > text_width(bottom, s) ? text_width(top, s) : text_width(bottom, s);
     const int bar_w = 6 * s, h = c->size * 2 / 5;
     const int x = c->size - bar_w - label - 6 * s, y0 = 12 * s + 4;
     image_label(im, c->size - text_width("RHO'", s) - 3 * s, y0 - 8 * s, "RHO'", s, k_text);
@@ -398,13 +411,15 @@ static int render_one(const cli_options *o, const camera *c, eddy_player *p, int
     int code = seek_to(p, frame);
     if (code != EXIT_OK) return code;
     image im = {0};
-    if (!draw_panel(&im, c, eddy_player_world(p), NULL)) return cli_fail(EXIT_IO, "out of memory for the image");
+    if (!draw_panel(&im, c, eddy_player_world(p), NULL))
+        return cli_fail(EXIT_IO, "out of memory for the image");
     char ftext[32], ttext[32];
     frame_text(eddy_player_world(p), ftext, ttext, sizeof ftext);
     code = write_picture(o, path, &im, c, ftext, ttext);
     image_free(&im);
     if (code == EXIT_OK && !o->quiet)
-        fprintf(info_stream(o), "wrote %s: frame %lld, %dx%d\n", path, (long long)frame, c->size, c->size);
+        fprintf(info_stream(o), "wrote %s: frame %lld, %dx%d\n", path, (long long)frame, c->size,
+                c->size);
     return code;
 }
 
@@ -431,7 +446,8 @@ static void expand_pattern(const char *pattern, int64_t frame, char *out, size_t
 
 static int render_every(const cli_options *o, const camera *c, eddy_player *p) {
     if (!is_pattern(o->output))
-        return cli_fail(EXIT_USAGE, "--every needs -o with one %%d conversion, e.g. frame_%%05d.png");
+        return cli_fail(EXIT_USAGE,
+                        "--every needs -o with one %%d conversion, e.g. frame_%%05d.png");
     const eddy_replay_info i = eddy_player_info(p);
     int written = 0;
     for (int64_t f = i.first_frame; f <= i.last_frame; f += o->every) {
@@ -455,7 +471,8 @@ static int render_sheet(const cli_options *o, const camera *c, eddy_player *p) {
     const eddy_replay_info info = eddy_player_info(p);
     const int n = o->sheet, cols = (int)ceil(sqrt((double)n)), rows = (n + cols - 1) / cols;
     image sheet = {0};
-    if (!image_init(&sheet, cols * c->size + (cols - 1) * 2, rows * c->size + (rows - 1) * 2, (rgb){60, 60, 60}))
+    if (!image_init(&sheet, cols * c->size + (cols - 1) * 2, rows * c->size + (rows - 1) * 2,
+                    (rgb){60, 60, 60}))
         return cli_fail(EXIT_IO, "out of memory for a %dx%d sheet", cols * c->size, rows * c->size);
     char frames[512] = "", times[512] = "";
     int code = EXIT_OK;
@@ -475,8 +492,8 @@ static int render_sheet(const cli_options *o, const camera *c, eddy_player *p) {
     }
     if (code == EXIT_OK) code = write_picture(o, o->output, &sheet, c, frames, times);
     if (code == EXIT_OK && !o->quiet)
-        fprintf(info_stream(o), "wrote %s: contact sheet of %d frames (%s), %dx%d\n", o->output, n, frames,
-                sheet.width, sheet.height);
+        fprintf(info_stream(o), "wrote %s: contact sheet of %d frames (%s), %dx%d\n", o->output, n,
+                frames, sheet.width, sheet.height);
     image_free(&sheet);
     return code;
 }
@@ -484,7 +501,9 @@ static int render_sheet(const cli_options *o, const camera *c, eddy_player *p) {
 int cmd_render(const cli_options *o) {
     const int modes = (o->frame >= 0) + (o->every > 0) + (o->sheet > 0);
     if (o->file_count != 1 || modes != 1)
-        return cli_fail(EXIT_USAGE, "render needs FILE and one of --frame N, --every K, --sheet N (try --help)");
+        return cli_fail(
+            EXIT_USAGE,
+            "render needs FILE and one of --frame N, --every K, --sheet N (try --help)");
     if (!o->output) return cli_fail(EXIT_USAGE, "render needs -o OUT.png (try --help)");
     int code = o->every > 0 ? EXIT_OK : cli_check_output(o->output, o);
     if (code != EXIT_OK) return code;
@@ -495,12 +514,14 @@ int cmd_render(const cli_options *o) {
     bool truncated;
     code = cli_open(o->files[0], o, &pinner, &p, &truncated);
     if (code != EXIT_OK) return code;
-    if (truncated && !o->quiet) fprintf(stderr, "eddy-replay: note: %s\n", eddy_player_error_message(p));
+    if (truncated && !o->quiet)
+        fprintf(stderr, "eddy-replay: note: %s\n", eddy_player_error_message(p));
     const eddy_replay_info i = eddy_player_info(p);
     if (o->frame >= 0 && (o->frame < i.first_frame || o->frame > i.last_frame))
-        code = cli_fail(EXIT_USAGE, "frame %lld is outside the recording (%lld..%lld)", (long long)o->frame,
-                        (long long)i.first_frame, (long long)i.last_frame);
-    if (code == EXIT_OK && !eddy_player_world(p)) code = cli_fail(EXIT_INVALID_FILE, "%s", eddy_player_error_message(p));
+        code = cli_fail(EXIT_USAGE, "frame %lld is outside the recording (%lld..%lld)",
+                        (long long)o->frame, (long long)i.first_frame, (long long)i.last_frame);
+    if (code == EXIT_OK && !eddy_player_world(p))
+        code = cli_fail(EXIT_INVALID_FILE, "%s", eddy_player_error_message(p));
     if (code == EXIT_OK) code = setup_camera(o, &c, &p, 1);
     if (code == EXIT_OK) print_camera(o, &c);
     if (code == EXIT_OK) {
@@ -522,7 +543,8 @@ static int64_t mark_differences(image *im, const camera *c, eddy_world *a, eddy_
     int64_t differ = 0;
     eddy_vorton va, vb;
     for (int i = 0;; ++i) {
-        const int na = eddy_world_get_vortons(a, i, 1, &va), nb = eddy_world_get_vortons(b, i, 1, &vb);
+        const int na = eddy_world_get_vortons(a, i, 1, &va),
+                  nb = eddy_world_get_vortons(b, i, 1, &vb);
         if (na != 1 && nb != 1) break;
         if (na == 1 && nb == 1 && !bits_differ(&va.position, &vb.position, sizeof(eddy_vec3) * 3) &&
             !bits_differ(&va.density_deviation, &vb.density_deviation, sizeof(float)))
@@ -534,7 +556,8 @@ static int64_t mark_differences(image *im, const camera *c, eddy_world *a, eddy_
     }
     eddy_tracer ta, tb;
     for (int i = 0;; ++i) {
-        const int na = eddy_world_get_tracers(a, i, 1, &ta), nb = eddy_world_get_tracers(b, i, 1, &tb);
+        const int na = eddy_world_get_tracers(a, i, 1, &ta),
+                  nb = eddy_world_get_tracers(b, i, 1, &tb);
         if (na != 1 && nb != 1) break;
         if (na == 1 && nb == 1 && !bits_differ(&ta.position, &tb.position, sizeof(eddy_vec3) * 2) &&
             !bits_differ(&ta.density_deviation, &tb.density_deviation, sizeof(float)))
@@ -552,9 +575,10 @@ static int64_t mark_body_differences(image *im, const camera *c, eddy_world *a, 
     const int na = cli_world_bodies(a, &ba), nb = cli_world_bodies(b, &bb);
     int64_t differ = 0;
     for (int k = 0; k < na || k < nb; ++k) {
-        const bool same = k < na && k < nb && !bits_differ(&ba[k].state.position, &bb[k].state.position,
-                                                           sizeof(eddy_vec3)) &&
-                          !bits_differ(&ba[k].state.orientation, &bb[k].state.orientation, sizeof(eddy_quat));
+        const bool same =
+            k < na && k < nb &&
+            !bits_differ(&ba[k].state.position, &bb[k].state.position, sizeof(eddy_vec3)) &&
+            !bits_differ(&ba[k].state.orientation, &bb[k].state.orientation, sizeof(eddy_quat));
         if (same) continue;
         ++differ;
         if (k < na) draw_body(im, c, &ba[k], k_highlight);
@@ -575,10 +599,13 @@ static int first_divergent_frame(eddy_player *a, eddy_player *b, int64_t *frame)
     for (int64_t f = first; f <= last; ++f) {
         eddy_status sa = f == first ? eddy_player_seek(a, f, &d) : eddy_player_step(a, &d);
         eddy_status sb = f == first ? eddy_player_seek(b, f, &d) : eddy_player_step(b, &d);
-        if (sa != EDDY_OK && sa != EDDY_ERROR_DIVERGED) return cli_fail(cli_exit_code(sa), "%s", eddy_player_error_message(a));
-        if (sb != EDDY_OK && sb != EDDY_ERROR_DIVERGED) return cli_fail(cli_exit_code(sb), "%s", eddy_player_error_message(b));
+        if (sa != EDDY_OK && sa != EDDY_ERROR_DIVERGED)
+            return cli_fail(cli_exit_code(sa), "%s", eddy_player_error_message(a));
+        if (sb != EDDY_OK && sb != EDDY_ERROR_DIVERGED)
+            return cli_fail(cli_exit_code(sb), "%s", eddy_player_error_message(b));
         progress_show("comparing:", f, last);
-        if (eddy_world_hash(eddy_player_world(a)).frame_hash != eddy_world_hash(eddy_player_world(b)).frame_hash) {
+        if (eddy_world_hash(eddy_player_world(a)).frame_hash !=
+            eddy_world_hash(eddy_player_world(b)).frame_hash) {
             *frame = f;
             break;
         }
@@ -587,14 +614,15 @@ static int first_divergent_frame(eddy_player *a, eddy_player *b, int64_t *frame)
     return EXIT_OK;
 }
 
-static int draw_divergence(const cli_options *o, const camera *c, eddy_player **p, const char **names,
-                           int64_t frame) {
+static int draw_divergence(const cli_options *o, const camera *c, eddy_player **p,
+                           const char **names, int64_t frame) {
     eddy_world *w[2] = {eddy_player_world(p[0]), eddy_player_world(p[1])};
     image panel[2] = {{0}, {0}}, out = {0};
     int code = EXIT_OK;
     int64_t differ = 0;
     for (int k = 0; k < 2 && code == EXIT_OK; ++k)
-        if (!draw_panel(&panel[k], c, w[k], k ? "B" : "A")) code = cli_fail(EXIT_IO, "out of memory");
+        if (!draw_panel(&panel[k], c, w[k], k ? "B" : "A"))
+            code = cli_fail(EXIT_IO, "out of memory");
     for (int k = 0; k < 2 && code == EXIT_OK; ++k) {
         differ = mark_differences(&panel[k], c, w[k], w[1 - k]);
         differ += mark_body_differences(&panel[k], c, w[k], w[1 - k]);
@@ -615,8 +643,10 @@ static int draw_divergence(const cli_options *o, const camera *c, eddy_player **
         code = write_picture(o, o->output, &out, c, ft, tt);
     }
     if (code == EXIT_OK && !o->quiet)
-        fprintf(info_stream(o), "first divergent frame %lld: %lld particles or bodies differ; wrote %s (%dx%d, "
-                "A left, B right)\n", (long long)frame, (long long)differ, o->output, out.width, out.height);
+        fprintf(info_stream(o),
+                "first divergent frame %lld: %lld particles or bodies differ; wrote %s (%dx%d, "
+                "A left, B right)\n",
+                (long long)frame, (long long)differ, o->output, out.width, out.height);
     image_free(&panel[0]);
     image_free(&panel[1]);
     image_free(&out);
@@ -640,8 +670,10 @@ int cmd_render_diff(const cli_options *o) {
         const cli_options *ok = k ? &second : o;
         bool truncated;
         code = cli_open(path, ok, &pinner[k], &p[k], &truncated);
-        if (code == EXIT_OK && !eddy_player_world(p[k])) code = cli_fail(EXIT_INVALID_FILE, "%s", eddy_player_error_message(p[k]));
-        snprintf(names[k], sizeof names[k], "%s, %d worker%s", path, ok->threads, ok->threads == 1 ? "" : "s");
+        if (code == EXIT_OK && !eddy_player_world(p[k]))
+            code = cli_fail(EXIT_INVALID_FILE, "%s", eddy_player_error_message(p[k]));
+        snprintf(names[k], sizeof names[k], "%s, %d worker%s", path, ok->threads,
+                 ok->threads == 1 ? "" : "s");
     }
     camera c;
     memset(&c, 0, sizeof c);

@@ -27,7 +27,8 @@ static const uint8_t *take(rd *r, size_t n) {
 
 static uint32_t u32(rd *r) {
     const uint8_t *q = take(r, 4);
-    return q ? (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24 : 0;
+    return q ? (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24
+             : 0;
 }
 
 static float f32(rd *r) {

@@ -52,10 +52,10 @@ static int occurrences(const char *text) {
     return n;
 }
 
-#define EXPECT(code, ...)                                                                       \
-    do {                                                                                        \
-        int got_ = sh(__VA_ARGS__);                                                             \
-        cr_assert_eq(got_, code, "exit %d, expected %d; output:\n%s", got_, code, out());       \
+#define EXPECT(code, ...)                                                                          \
+    do {                                                                                           \
+        int got_ = sh(__VA_ARGS__);                                                                \
+        cr_assert_eq(got_, code, "exit %d, expected %d; output:\n%s", got_, code, out());          \
     } while (0)
 
 static const char *const k_tools[][2] = {
@@ -95,7 +95,8 @@ static void record_diverging(const char *path) {
     for (int64_t f = 0; f < 14; ++f) {
         testkit_input t;
         cr_assert_eq(eddy_recorder_step(r, testkit_tiny_input(f, &t)), EDDY_OK);
-        eddy_emitter_command extra = {.emitter = {1, 1}, .type = EDDY_EMITTER_BURST, .tracer_count = 2};
+        eddy_emitter_command extra = {
+            .emitter = {1, 1}, .type = EDDY_EMITTER_BURST, .tracer_count = 2};
         testkit_tiny_input(f, &t);
         if (f == 5) t.input.emitter_commands = &extra, t.input.emitter_command_count = 1;
         cr_assert_eq(eddy_world_step(other, &t.input), EDDY_OK);
@@ -127,7 +128,8 @@ Test(cli_conventions, replay_json_stdin_stdout_and_no_silent_overwrite, .timeout
     cr_assert(out()[0] == '{' && said("\"result\": \"ok\"") && said("\"workers\": 2"), "%s", out());
     record_diverging(d);
     EXPECT(1, "%s play %s --json", EDDY_REPLAY_CLI, d);
-    cr_assert(said("\"result\": \"diverged\"") && said("\"divergence\": {\"frame\": 11,"), "%s", out());
+    cr_assert(said("\"result\": \"diverged\"") && said("\"divergence\": {\"frame\": 11,"), "%s",
+              out());
 
     /* "-": a recording piped into play and info. */
     EXPECT(0, "%s record --scene vortex_ring --frames 6 -o - | %s play -", EDDY_REPLAY_CLI,
@@ -148,15 +150,17 @@ Test(cli_conventions, replay_json_stdin_stdout_and_no_silent_overwrite, .timeout
  * prints no ready-to-run bless command. */
 Test(cli_conventions, verify_failure_points_to_the_docs_not_to_bless, .timeout = 120) {
     const char *dir = tmp("golden");
-    EXPECT(0, "mkdir -p %s && awk '$1 == \"3\" { $2 = ($2 ~ /^0/ ? \"1\" : \"0\") substr($2, 2) } "
-              "{ print }' %s/vortex_ring.golden > %s/vortex_ring.golden",
+    EXPECT(0,
+           "mkdir -p %s && awk '$1 == \"3\" { $2 = ($2 ~ /^0/ ? \"1\" : \"0\") substr($2, 2) } "
+           "{ print }' %s/vortex_ring.golden > %s/vortex_ring.golden",
            dir, EDDY_GOLDEN_DIR, dir);
     EXPECT(0, "grep -c '^3 ' %s/vortex_ring.golden", dir);
     EXPECT(0, "! cmp -s %s/vortex_ring.golden %s/vortex_ring.golden", dir, EDDY_GOLDEN_DIR);
     EXPECT(1, "%s --scene vortex_ring --frames 5 --threads 1 --golden %s", EDDY_VERIFY_CLI, dir);
     cr_assert(said("FAIL vortex_ring") && said("docs/verify.md"), "%s", out());
     cr_assert(!said("--bless"), "a bless command was printed:\n%s", out());
-    EXPECT(1, "%s --scene vortex_ring --frames 5 --threads 1 --golden %s --json", EDDY_VERIFY_CLI, dir);
+    EXPECT(1, "%s --scene vortex_ring --frames 5 --threads 1 --golden %s --json", EDDY_VERIFY_CLI,
+           dir);
     cr_assert(out()[0] == '{' && said("\"result\": \"fail\"") && !said("--bless"), "%s", out());
     sh("rm -rf %s", dir);
 }
@@ -167,8 +171,8 @@ static const char *make_corpus(void) {
     EXPECT(0, "rm -rf %s && mkdir -p %s", dir, dir);
     const char *scenes[] = {"vortex_ring", "leapfrog", "dye_drop"};
     for (int k = 0; k < 3; ++k)
-        EXPECT(0, "%s record --scene %s --frames 6 -o %s/%c_%s.eddyr -q", EDDY_REPLAY_CLI, scenes[k],
-               dir, 'a' + k, scenes[k]);
+        EXPECT(0, "%s record --scene %s --frames 6 -o %s/%c_%s.eddyr -q", EDDY_REPLAY_CLI,
+               scenes[k], dir, 'a' + k, scenes[k]);
     char path[400];
     snprintf(path, sizeof path, "%s/d_diverges.eddyr", dir);
     record_diverging(path);
@@ -179,7 +183,8 @@ static const char *make_corpus(void) {
     return dir;
 }
 
-Test(cli_conventions, verify_corpus_writes_junit_one_case_per_replay_and_worker_count, .timeout = 120) {
+Test(cli_conventions, verify_corpus_writes_junit_one_case_per_replay_and_worker_count,
+     .timeout = 120) {
     const char *dir = make_corpus(), *xml = tmp("junit.xml");
     unlink(xml);
     EXPECT(3, "%s --corpus %s --threads 1,2 --junit %s", EDDY_VERIFY_CLI, dir, xml);
@@ -202,7 +207,8 @@ Test(cli_conventions, verify_corpus_writes_junit_one_case_per_replay_and_worker_
     cr_assert(said("exists") && said("--force"));
     EXPECT(3, "%s --corpus %s --threads 1 --junit %s --force", EDDY_VERIFY_CLI, dir, xml);
     EXPECT(0, "%s --corpus %s --threads 1 --junit - --shard 1/5", EDDY_VERIFY_CLI, dir);
-    cr_assert(said("<testsuites") && said("a_vortex_ring.eddyr") && !said("b_leapfrog"), "%s", out());
+    cr_assert(said("<testsuites") && said("a_vortex_ring.eddyr") && !said("b_leapfrog"), "%s",
+              out());
     EXPECT(0, "cp %s/a_vortex_ring.eddyr %s/f_copy.eddyreplay", dir, dir);
     EXPECT(3, "%s --corpus %s --threads 1 --json", EDDY_VERIFY_CLI, dir);
     cr_assert(said("\"f_copy.eddyreplay\"") && said("\"passed\": 4"), "%s", out());
@@ -224,7 +230,8 @@ Test(cli_conventions, verify_shards_split_the_corpus_exactly_once, .timeout = 12
                 cr_assert_eq(i % n, k - 1, "%s is in shard %d/%d", names[i], k, n);
             }
         }
-        for (int i = 0; i < 5; ++i) cr_assert_eq(seen[i], 1, "%s in %d shards of %d", names[i], seen[i], n);
+        for (int i = 0; i < 5; ++i)
+            cr_assert_eq(seen[i], 1, "%s in %d shards of %d", names[i], seen[i], n);
     }
     EXPECT(2, "%s --corpus %s --shard 0/3", EDDY_VERIFY_CLI, dir);
     EXPECT(2, "%s --corpus %s --shard 4/3", EDDY_VERIFY_CLI, dir);

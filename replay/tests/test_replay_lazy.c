@@ -147,7 +147,8 @@ Test(replay_lazy, a_chunk_changed_on_disk_after_opening_is_refused, .timeout = 6
     fclose(f);
     eddy_divergence d;
     const eddy_status s = eddy_player_verify(p, &d, NULL, NULL);
-    cr_assert_eq(s, EDDY_ERROR_CORRUPT, "%s: %s", eddy_status_name(s), eddy_player_error_message(p));
+    cr_assert_eq(s, EDDY_ERROR_CORRUPT, "%s: %s", eddy_status_name(s),
+                 eddy_player_error_message(p));
     cr_assert(strstr(eddy_player_error_message(p), "changed since the file was opened"), "%s",
               eddy_player_error_message(p));
     eddy_player_close(p);

@@ -36,7 +36,9 @@ static int run_to(const char *out, const char *fmt, ...) {
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
     snprintf(g_log, sizeof g_log, "%s/render_%d_log.txt", EDDY_REPLAY_TMP, (int)getpid());
-    if (out) snprintf(command, sizeof command, "%s %s > '%s' 2> '%s'", EDDY_REPLAY_CLI, args, out, g_log);
+    if (out)
+        snprintf(command, sizeof command, "%s %s > '%s' 2> '%s'", EDDY_REPLAY_CLI, args, out,
+                 g_log);
     else snprintf(command, sizeof command, "%s %s > '%s' 2>&1", EDDY_REPLAY_CLI, args, g_log);
     const int status = system(command);
     g_text.size = 0;
@@ -48,11 +50,11 @@ static int run_to(const char *out, const char *fmt, ...) {
 
 static bool said(const char *text) { return strstr((const char *)g_text.data, text) != NULL; }
 
-#define EXPECT_EXIT(code, ...)                                                                  \
-    do {                                                                                        \
-        int got_ = run_to(NULL, __VA_ARGS__);                                                   \
-        cr_assert_eq(got_, code, "eddy-replay exited %d, expected %d; output:\n%s", got_, code, \
-                     (const char *)g_text.data);                                                \
+#define EXPECT_EXIT(code, ...)                                                                     \
+    do {                                                                                           \
+        int got_ = run_to(NULL, __VA_ARGS__);                                                      \
+        cr_assert_eq(got_, code, "eddy-replay exited %d, expected %d; output:\n%s", got_, code,    \
+                     (const char *)g_text.data);                                                   \
     } while (0)
 
 /* ---------------------------------------------------------------- png */
@@ -93,12 +95,14 @@ static void load_png(const char *path, picture *p) {
     png_image im;
     memset(&im, 0, sizeof im);
     im.version = PNG_IMAGE_VERSION;
-    cr_assert(png_image_begin_read_from_memory(&im, file.data, file.size), "%s: %s", path, im.message);
+    cr_assert(png_image_begin_read_from_memory(&im, file.data, file.size), "%s: %s", path,
+              im.message);
     im.format = PNG_FORMAT_RGB;
     p->width = (int)im.width;
     p->height = (int)im.height;
     p->rgb = malloc(PNG_IMAGE_SIZE(im));
-    cr_assert(p->rgb && png_image_finish_read(&im, NULL, p->rgb, 0, NULL), "%s: %s", path, im.message);
+    cr_assert(p->rgb && png_image_finish_read(&im, NULL, p->rgb, 0, NULL), "%s: %s", path,
+              im.message);
     eddy_bytes_free(&file);
 }
 
@@ -185,8 +189,9 @@ Test(replay_render, one_camera_for_every_frame_holds_every_body, .timeout = 120)
             int x, y;
             project(&v, 200, b.position.x, b.position.y, &x, &y);
             const uint8_t *c = pixel(f == 0 ? &f0 : &f30, x, y);
-            cr_assert(is_body_colour(c), "frame %lld: pixel %d,%d is %d,%d,%d, not the body's colour",
-                      (long long)f, x, y, c[0], c[1], c[2]);
+            cr_assert(is_body_colour(c),
+                      "frame %lld: pixel %d,%d is %d,%d,%d, not the body's colour", (long long)f, x,
+                      y, c[0], c[1], c[2]);
         }
     }
     eddy_player_close(p);
@@ -279,8 +284,10 @@ static void record_pair(const char *a, const char *b) {
         for (int64_t f = 0; f < 12; ++f) {
             testkit_input t;
             testkit_tiny_input(f, &t);
-            eddy_emitter_command extra = {.emitter = {1, 1}, .type = EDDY_EMITTER_BURST, .tracer_count = 3};
-            if (k == 1 && f == 5) t.input.emitter_commands = &extra, t.input.emitter_command_count = 1;
+            eddy_emitter_command extra = {
+                .emitter = {1, 1}, .type = EDDY_EMITTER_BURST, .tracer_count = 3};
+            if (k == 1 && f == 5)
+                t.input.emitter_commands = &extra, t.input.emitter_command_count = 1;
             cr_assert_eq(eddy_recorder_step(r, &t.input), EDDY_OK);
         }
         cr_assert_eq(eddy_recorder_finish(r), EDDY_OK);
