@@ -10,6 +10,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 packages=(build-essential cmake pkg-config libxxhash-dev libzstd-dev libcriterion-dev
           libhwloc-dev libpng-dev clang libclang-rt-14-dev zstd
           qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu)
+# xmllint: the cli_conventions test validates eddy-verify's JUnit XML with it.
+packages+=(libxml2-utils)
 
 die() { printf 'setup.sh: error: %s\n' "$*" >&2; exit 1; }
 
