@@ -104,3 +104,36 @@ eddy_status eddy_read_file(const char *path, eddy_bytes *out, char *message, siz
                            strerror(errno));
     return s;
 }
+
+eddy_status eddy_file_source_open(const char *path, int *fd, uint64_t *file_size, char *message,
+                                  size_t size) {
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
+        return eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot open %s: %s", path,
+                                strerror(errno));
+    struct stat st;
+    const bool ok = fstat(*fd, &st) == 0;
+    if (!ok || S_ISDIR(st.st_mode) || st.st_size < 0) {
+        close(*fd);
+        *fd = -1;
+        return eddy_replay_fail(message, size, EDDY_ERROR_IO,
+                                ok ? "%s is a directory" : "cannot stat %s", path);
+    }
+    *file_size = (uint64_t)st.st_size;
+    return EDDY_OK;
+}
+
+bool eddy_file_read_at(int fd, uint64_t offset, void *buffer, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+        const ssize_t got = pread(fd, (uint8_t *)buffer + done, n - done, (off_t)(offset + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        done += (size_t)got;
+    }
+    return true;
+}
+
+void eddy_file_source_close(int fd) {
+    if (fd >= 0) close(fd);
+}

@@ -23,4 +23,11 @@ eddy_status eddy_read_all(eddy_replay_read_fn *read, void *context, eddy_bytes *
                      size_t size);
 eddy_status eddy_read_file(const char *path, eddy_bytes *out, char *message, size_t size);
 
+/* A file read in place (the lazy reader): open for reading and get its size;
+ * read n bytes at offset (false if they cannot all be read); close. */
+eddy_status eddy_file_source_open(const char *path, int *fd, uint64_t *file_size, char *message,
+                                  size_t size);
+bool eddy_file_read_at(int fd, uint64_t offset, void *buffer, size_t n);
+void eddy_file_source_close(int fd);
+
 #endif

@@ -38,12 +38,10 @@
  * - Fuzzing builds (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION) skip the
  *   checksum comparisons so the fuzzer reaches the parsers behind them. */
 #include "replay_reader.h"
+#include "replay_io.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -127,14 +125,7 @@ static const uint8_t *source_view(const replay_file *f, size_t offset, size_t n,
     static const uint8_t nothing[1];
     if (f->fd < 0) return f->bytes.data ? f->bytes.data + offset : nothing;
     buf->size = 0;
-    if (!bytes_reserve(buf, n + 1)) return NULL;
-    size_t done = 0;
-    while (done < n) {
-        const ssize_t got = pread(f->fd, buf->data + done, n - done, (off_t)(offset + done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return NULL;
-        done += (size_t)got;
-    }
+    if (!bytes_reserve(buf, n + 1) || !eddy_file_read_at(f->fd, offset, buf->data, n)) return NULL;
     buf->size = n;
     return buf->data;
 }
@@ -579,20 +570,7 @@ void eddy_replay_file_init(replay_file *f) {
 
 eddy_status eddy_replay_file_open(replay_file *f, const char *path, char *message, size_t size) {
     eddy_replay_file_init(f);
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot open %s: %s", path,
-                                strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode) || st.st_size < 0) {
-        const bool dir = S_ISDIR(st.st_mode);
-        close(fd);
-        return eddy_replay_fail(message, size, EDDY_ERROR_IO, dir ? "%s is a directory" : "cannot stat %s",
-                                path);
-    }
-    f->fd = fd;
-    f->size = (uint64_t)st.st_size;
-    return EDDY_OK;
+    return eddy_file_source_open(path, &f->fd, &f->size, message, size);
 }
 
 static void scan_free(scan *s) {
@@ -656,7 +634,7 @@ eddy_status eddy_replay_file_parse(replay_file *f, bool strict, char *message, s
 
 void eddy_replay_file_free(replay_file *f) {
     eddy_bytes_free(&f->bytes);
-    if (f->fd >= 0) close(f->fd);
+    eddy_file_source_close(f->fd);
     if (f->cache) {
         for (int k = 0; k < REPLAY_CHUNK_CACHE; ++k) {
             free(f->cache->slots[k].content);
