@@ -40,6 +40,7 @@ void verify_usage(FILE *out) {
             "  --bless         rewrite the goldens from a 1-worker unpinned run and print\n"
             "                  what changed (only after an intended change: docs/determinism.md)\n"
             "  --replay FILE   check a replay's embedded hashes at every worker count and pin\n"
+            "                  (- reads it from standard input)\n"
             "  --corpus DIR    check every replay in DIR (*.eddyr, *.eddyreplay) at every worker\n"
             "                  count and pin\n"
             "  --shard K/N     only the files of shard K of N: the i-th file by name (from 0)\n"

@@ -14,6 +14,7 @@
 #include "eddy/replay.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -32,6 +33,36 @@ static void replay_progress(int64_t frame, int64_t last, void *context) {
             run->workers, run->workers == 1 ? "" : "s", verify_pin_name(run->pin), frame, last);
 }
 
+/* "-": standard input, read to its end once and kept for every run. */
+static bool read_stdin(uint8_t **data, size_t *size) {
+    size_t capacity = 1 << 20;
+    *size = 0;
+    *data = malloc(capacity);
+    while (*data != NULL) {
+        *size += fread(*data + *size, 1, capacity - *size, stdin);
+        if (*size < capacity) return !ferror(stdin);
+        uint8_t *grown = capacity <= SIZE_MAX / 2 ? realloc(*data, capacity * 2) : NULL;
+        if (grown == NULL) free(*data);
+        *data = grown;
+        capacity *= 2;
+    }
+    return false;
+}
+
+static eddy_status open_path(const char *path, const eddy_player_def *def, eddy_player **player,
+                             char *message, size_t size) {
+    static uint8_t *input;
+    static size_t input_size;
+    static bool input_ok;
+    if (strcmp(path, "-") != 0) return eddy_player_open_file(path, def, player, message, size);
+    if (input == NULL && !input_ok) input_ok = read_stdin(&input, &input_size);
+    if (!input_ok) {
+        snprintf(message, size, "cannot read the replay from standard input");
+        return EDDY_ERROR_IO;
+    }
+    return eddy_player_open_memory(input, input_size, def, player, message, size);
+}
+
 /* Open the file with the run's threading; 3 if the file is unusable. */
 static int replay_open(const verify_options *o, verify_env *env, replay_run *run,
                        eddy_player **player) {
@@ -41,8 +72,7 @@ static int replay_open(const verify_options *o, verify_env *env, replay_run *run
     def.worker_count = threading.worker_count;
     def.worker_start = threading.worker_start;
     def.worker_start_context = threading.worker_start_context;
-    eddy_status s = eddy_player_open_file(o->replay_path, &def, player, run->message,
-                                          sizeof run->message);
+    eddy_status s = open_path(o->replay_path, &def, player, run->message, sizeof run->message);
     if (s == EDDY_OK || (s == EDDY_ERROR_TRUNCATED && *player != NULL)) return VERIFY_EXIT_OK;
     fprintf(stderr, "eddy-verify: %s: %s (%s)\n", o->replay_path, run->message,
             eddy_status_name(s));

@@ -137,6 +137,8 @@ Test(cli_conventions, replay_json_stdin_stdout_and_no_silent_overwrite, .timeout
     cr_assert(said("recorded vortex_ring") && said("ok: frames 0..6 match"), "%s", out());
     EXPECT(0, "%s info - < %s", EDDY_REPLAY_CLI, a);
     cr_assert(said("frames          0..12"));
+    EXPECT(0, "%s --replay - --threads 1,2 < %s", EDDY_VERIFY_CLI, a);
+    cr_assert(said("2 passed, 0 failed"), "%s", out());
 
     EXPECT(0, "%s dump %s --frame 3 -o %s", EDDY_REPLAY_CLI, a, csv);
     EXPECT(2, "%s dump %s --frame 4 -o %s", EDDY_REPLAY_CLI, a, csv);
