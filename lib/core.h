@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: shared types of the eddy library. Never installed.
  *
  * Layout: particles are stored as structure-of-arrays (one float array per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy_parallel_for and eddy_reduce_tree: how eddy splits work and combines partial
  * results so that the answer never depends on the worker count.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Structure-of-arrays particle storage: growth, append, stable compaction. */
 #include "core.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Collision shapes: builders, vertex enumeration, validation, mass properties
  * and the body-frame polytope queries of geometry.h.
  *

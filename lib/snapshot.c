@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Snapshots: the whole state of a world, field by field (normative layout:
  * docs/snapshot-format.md, version EDDY_SNAPSHOT_VERSION).
  *

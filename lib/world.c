@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The world: definition, creation, population, input and the step script.
  *
  * eddy_world_step is the only way the state changes after the first step.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading a replay: parse and verify a whole file held in memory.
  *
  * Design notes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to replay/: a replay file parsed and verified in memory. */
 #ifndef EDDY_REPLAY_READER_H
 #define EDDY_REPLAY_READER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scene registry (list, find, create, scripted input) and the helpers every
  * scene file shares: grid sizing, the AssignVortons skeleton, tracer seeding
  * and the particle lists.

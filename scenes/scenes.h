@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy scene builders, shared by tests, demo, bench, replay and verifier.
  *
  * A scene is a named, documented initial state plus an optional script of

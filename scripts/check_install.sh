@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Consumer check: install the built tree into a temporary prefix and build
 # tests/install/main.c against it twice, the two ways a game would:
 #   1. CMake:      find_package(eddy) + eddy::eddy, with CMAKE_PREFIX_PATH=<prefix>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — deterministic vortex-particle fluids for games.
  * base.h: version, export macro, status codes, assert hook, small math types. */
 #ifndef EDDY_BASE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — deterministic vortex-particle fluids for games. Main header.
  *
  * A world is an opaque object. It is created from a definition, populated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — definitions, particles, emitters, per-frame input and profile. */
 #ifndef EDDY_TYPES_H
 #define EDDY_TYPES_H

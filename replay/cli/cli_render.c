@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-replay render: a PNG of one frame seen along an axis.
  *
  * Tracers are splatted into a count per pixel and shaded by that density

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Snapshots: restoring a world's state into a world with another worker
  * count continues with the same frame hash on every later frame; the bytes
  * are canonical; a snapshot that is cut, damaged, from another version or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Consumer check: uses only the installed public header, creates a world from
  * the default definition and destroys it. Built both through
  * find_package(eddy) and through `pkg-config --cflags --libs eddy`. */
