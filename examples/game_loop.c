@@ -43,8 +43,16 @@ typedef struct job {
     atomic_int next, done;
 } job;
 
-typedef struct job_system {
+typedef struct job_system job_system;
+
+typedef struct worker_arg {
+    job_system *js;
+    int index;
+} worker_arg;
+
+struct job_system {
     pthread_t threads[JOB_THREADS];
+    worker_arg args[JOB_THREADS];
     pthread_mutex_t lock;
     pthread_cond_t wake, idle;
     job current;
@@ -52,12 +60,7 @@ typedef struct job_system {
     unsigned generation;   /* counts jobs, so a thread takes each one once */
     int busy;              /* threads working on the current job */
     long jobs_run;         /* statistics: jobs eddy handed over */
-} job_system;
-
-typedef struct worker_arg {
-    job_system *js;
-    int index;
-} worker_arg;
+};
 
 static void job_run_ranges(job *j, int worker_index) {
     for (;;) {
@@ -117,16 +120,14 @@ static void job_finish(void *user_task, void *user_context) {
     pthread_mutex_unlock(&js->lock);
 }
 
-static worker_arg g_worker_args[JOB_THREADS];
-
 static bool job_system_start(job_system *js) {
     memset(js, 0, sizeof *js);
     pthread_mutex_init(&js->lock, NULL);
     pthread_cond_init(&js->wake, NULL);
     pthread_cond_init(&js->idle, NULL);
     for (int i = 0; i < JOB_THREADS; ++i) {
-        g_worker_args[i] = (worker_arg){js, i + 1};
-        if (pthread_create(&js->threads[i], NULL, job_thread, &g_worker_args[i]) != 0) return false;
+        js->args[i] = (worker_arg){js, i + 1};
+        if (pthread_create(&js->threads[i], NULL, job_thread, &js->args[i]) != 0) return false;
     }
     return true;
 }
