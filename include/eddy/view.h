@@ -40,8 +40,11 @@ typedef struct eddy_particle_view {
     const float *density_deviation;   /* rho' = rho - rho0 */
     const int32_t *birth_frame;
     /* Stable ids (eddy_world_def.particle_ids): a particle keeps its id for
-     * its whole life, ids are never reused within a world, and the same
-     * inputs give the same ids. NULL when the world does not track them. */
+     * its whole life, ids are handed out in increasing order and never reused
+     * (so the arrays are sorted by id), and the same inputs give the same ids.
+     * Ids are not state: snapshots do not carry them, and a restore numbers
+     * the restored particles 0, 1, ... in array order. NULL when the world
+     * does not track them. */
     const uint64_t *id;
 } eddy_particle_view;
 
