@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-bench: per-phase timings of one scene at several worker counts.
  *
  * Design note.

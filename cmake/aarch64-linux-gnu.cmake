@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross toolchain for aarch64 Linux with Debian's gcc-aarch64-linux-gnu and
 # libc6-dev-arm64-cross (scripts/setup.sh installs both). Used by the CI
 # cross-architecture check (scripts/ci_matrix.sh, docs/verify.md):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-demo: the first thing to run. Shows that a scene steps bit-identically
  * whatever the worker count, and how fast it steps.
  *

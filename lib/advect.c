@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Advection by forward Euler (D7): particle velocity = grid velocity + wind.
  *
  * Tracers move first in a step, with the flow grid (velocity and rho') of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Status names, the assert hook, version and the timing clock. */
 #include "core.h"
 

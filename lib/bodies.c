@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Rigid bodies: definitions, slots and ids, per-frame commands, integration.
  *
  * Bodies live in slots; an id is (slot + 1, generation) and a destroyed

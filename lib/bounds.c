@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bounding box of all particles: per-chunk min/max, combined by the fixed
  * reduction tree. min/max are exact, and fmin_det/fmax_det resolve ties and
  * signed zeros one way, so the box is the same for any worker count. */

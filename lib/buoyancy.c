@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Gravity and buoyancy on bodies (Part 9), and wall poisoning of the density
  * gradient (Part 14, D11).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Wire encodings: byte buffers, the physical world definition and the
  * per-frame input (normative description: docs/snapshot-format.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: little-endian wire helpers shared by codec.c and snapshot.c.
  * Never installed (replay/ has its own copy in replay/wire.h: lib/ internals
  * are not part of the API replay/ builds on).

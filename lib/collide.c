@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fluid-body boundary conditions (D10), per body in id order.
  *
  * Tracers (they carry the linear momentum exchange, as in the original): a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: shared types of the eddy library. Never installed.
  *
  * Layout: particles are stored as structure-of-arrays (one float array per
@@ -8,6 +9,7 @@
 
 #include "eddy/eddy.h"
 #include "eddy/math_functions.h"
+#include "eddy/view.h"
 
 #include <math.h> /* sqrtf only: correctly rounded, deterministic */
 #include <stdint.h>
@@ -48,12 +50,19 @@ typedef struct particle_array {
     /* vortons only: wall normal of the last collision (0,0,0: none), read
      * by vorton-hit wall poisoning in the next step */
     float *hx, *hy, *hz;
+    /* stable ids (eddy_world_def.particle_ids), not state: never hashed */
+    bool track_ids;
+    uint64_t *id;        /* NULL unless track_ids */
+    uint64_t next_id;
 } particle_array;
 
 bool eddy_particles_reserve(particle_array *a, int capacity);
 void eddy_particles_free(particle_array *a);
 /* Append one particle; caller ensured capacity. */
 void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth);
+/* With track_ids: give the count particles new ids 0..count-1 (a restored
+ * snapshot carries no ids); false: out of memory, nothing changed. */
+bool eddy_particles_renumber_ids(particle_array *a);
 /* Stable removal (survivors keep their order). */
 void eddy_particles_remove_if(particle_array *a, bool (*remove)(const particle_array *, int, void *),
                          void *context);
@@ -226,6 +235,7 @@ typedef struct task_system {
     eddy_finish_task_fn *finish;
     void *user_context;
     eddy_pool *own_pool;      /* created by the world, or NULL */
+    bool external;            /* the game's task system: every phase goes through it */
     uint32_t fp_canonical;    /* canonical control word for workers */
     uint32_t mutations;
 } task_system;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Variable density: rho' to the grid, its gradient, baroclinic generation.
  *
  * rho' is carried by vortons. The density field on the grid is a gather:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conserved quantities of the vorton field, summed per fixed chunk in double
  * and combined by the fixed reduction tree (rule 2), so they are identical
  * for every worker count. Tests use them to check conservation; they are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Viscous diffusion by particle strength exchange, as a gather (D5).
  *
  * Every vorton H computes its own change from the start-of-phase values of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Deterministic elementary functions (determinism rules 5 and 6, ALGORITHM D2).
  *
  * Design note

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Emission: new particles appended in emitter-slot order, tracers before
  * vortons; random jitter drawn from the world's PCG32 in x, y, z order (D8).
  * The fractional part of rate * dt is carried in the emitter (state). */

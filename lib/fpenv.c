@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Floating-point environment: the canonical mode every step and every worker
  * runs in (determinism rule 4, docs/determinism.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: convex-polytope queries in the body frame (shape.c).
  *
  * q is a point and v a velocity relative to the body, both already rotated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Uniform grids: sizing without libm, cell lookup, trilinear interpolation.
  *
  * eddy_grid_define follows the original demo's DefineShape (cells ~ target count,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — canonical state hash, spec version EDDY_HASH_SPEC_VERSION.
  *
  * Design notes. The normative description is docs/hash-spec.md; this file is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mollified vorton velocity kernel and direct summation.
  *
  * A vorton is a ball of radius a carrying uniform vorticity w (volume

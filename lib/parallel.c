@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy_parallel_for and eddy_reduce_tree: how eddy splits work and combines partial
  * results so that the answer never depends on the worker count.
  *
@@ -26,8 +27,9 @@
  *    task system's canonical word for the duration of the range and restores
  *    the saved word afterwards. A game's job threads (or a worker_start hook)
  *    may leave any rounding or flush mode behind; eddy's chunks never see it.
- *    The inline path (one worker, one chunk, or no enqueue function) runs on
- *    the calling thread, which the step has already put in the canonical mode.
+ *    The inline path (no task system, or the built-in pool with one worker
+ *    or one chunk; a game's task system gets every phase) runs on the
+ *    calling thread, which the step has already put in the canonical mode.
  *
  * The same chunks and the same tree run for one worker: there is no separate
  * serial algorithm to drift from the parallel one.
@@ -98,7 +100,10 @@ void eddy_parallel_for(task_system *ts, int count, int chunk_size, chunk_fn *fn,
         .fp_canonical = ts->fp_canonical,
         .set_fp_mode = (ts->mutations & EDDY_MUTATION_SKIP_WORKER_FP_MODE) == 0,
     };
-    if (ts->worker_count <= 1 || chunks == 1 || ts->enqueue == NULL) {
+    /* A game's task system gets every phase, even at one worker or one chunk
+     * (it was given to be used); the built-in pool only real parallel work. */
+    const bool inline_run = ts->external ? false : ts->worker_count <= 1 || chunks == 1;
+    if (ts->enqueue == NULL || inline_run) {
         chunks_run(&job, 0, chunks);
         return;
     }

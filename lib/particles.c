@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Structure-of-arrays particle storage: growth, append, stable compaction. */
 #include "core.h"
 
@@ -20,6 +21,7 @@ bool eddy_particles_reserve(particle_array *a, int capacity) {
     for (int f = 0; f < nfields; ++f)
         if (!grow_array((void **)fields[f], cap, sizeof(float))) return false;
     if (!grow_array((void **)&a->birth, cap, sizeof(int32_t))) return false;
+    if (a->track_ids && !grow_array((void **)&a->id, cap, sizeof(uint64_t))) return false;
     a->capacity = cap;
     return true;
 }
@@ -30,9 +32,19 @@ void eddy_particles_free(particle_array *a) {
     free(a->wx); free(a->wy); free(a->wz);
     free(a->drho); free(a->birth);
     free(a->hx); free(a->hy); free(a->hz);
-    bool hv = a->has_vorticity;
+    free(a->id);
+    bool hv = a->has_vorticity, ids = a->track_ids;
     memset(a, 0, sizeof *a);
     a->has_vorticity = hv;
+    a->track_ids = ids;
+}
+
+bool eddy_particles_renumber_ids(particle_array *a) {
+    if (!a->track_ids) return true;
+    if (a->capacity > 0 && !grow_array((void **)&a->id, a->capacity, sizeof(uint64_t))) return false;
+    for (int i = 0; i < a->count; ++i) a->id[i] = (uint64_t)i;
+    a->next_id = (uint64_t)a->count;
+    return true;
 }
 
 void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth) {
@@ -45,6 +57,7 @@ void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, 
     }
     a->drho[i] = drho;
     a->birth[i] = birth;
+    if (a->id) a->id[i] = a->next_id++;
 }
 
 static void copy_particle(particle_array *a, int dst, int src) {
@@ -56,6 +69,7 @@ static void copy_particle(particle_array *a, int dst, int src) {
     }
     a->drho[dst] = a->drho[src];
     a->birth[dst] = a->birth[src];
+    if (a->id) a->id[dst] = a->id[src];
 }
 
 /* Stable removal of the particles for which remove(i) is true. */

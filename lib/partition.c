@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Vortons sorted by grid cell: a stable counting sort (ties by vorton index).
  *
  * Every gather in the solver (supervortons, density to grid, PSE) walks cells

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The built-in worker pool: persistent pthreads behind eddy's task interface.
  *
  * Design note.

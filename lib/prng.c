@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PCG32 (O'Neill, "PCG: A Family of Simple Fast Space-Efficient Statistically
  * Good Algorithms for Random Number Generation"): the PCG-XSH-RR variant with
  * 64-bit state and 32-bit output, the generator of the reference pcg32_random_r.

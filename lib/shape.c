@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Collision shapes: builders, vertex enumeration, validation, mass properties
  * and the body-frame polytope queries of geometry.h.
  *
@@ -818,4 +819,59 @@ float eddy_polytope_contact_distance_sphere(const eddy_shape *s, vec3 q, float r
     EDDY_DEBUG_ASSERT(s->plane_count > 0 && s->plane_count <= EDDY_MAX_PLANES);
     if (!s->hole) return sphere_distance_solid(s, q, r, plane);
     return -(max_plane_distance(s, q, plane) + r);
+}
+
+/* ---------------------------------------------------------------- faces */
+/* Monotone in the angle of (x, y) over [0, 4), without libm ("diamond angle"). */
+static float pseudo_angle(float x, float y) {
+    const float r = abs_f(x) + abs_f(y);
+    if (!(r > 0.0f)) return 0.0f;
+    const float t = y / r;
+    if (x >= 0.0f) return y >= 0.0f ? t : 4.0f + t;
+    return 2.0f - t;
+}
+
+/* Sort the face's vertex indices by angle about the face centroid, in the
+ * plane basis (u, n x u): counter-clockwise seen from the normal's side. */
+static void face_order(const vertex_set *vs, vec3 n, int *face, int count) {
+    vec3 c = v3(0.0f, 0.0f, 0.0f);
+    for (int k = 0; k < count; ++k) c = v3_add(c, vs->p[face[k]]);
+    c = v3_scale(c, 1.0f / (float)count);
+    const vec3 u = v3_sub(vs->p[face[0]], c), v = v3_cross(n, u);
+    float angle[EDDY_SHAPE_MAX_VERTICES];
+    for (int k = 0; k < count; ++k) {
+        const vec3 d = v3_sub(vs->p[face[k]], c);
+        angle[k] = pseudo_angle(v3_dot(d, u), v3_dot(d, v));
+    }
+    for (int k = 1; k < count; ++k) { /* insertion sort: faces are small */
+        const float a = angle[k];
+        const int f = face[k];
+        int j = k - 1;
+        for (; j >= 0 && angle[j] > a; --j) {
+            angle[j + 1] = angle[j];
+            face[j + 1] = face[j];
+        }
+        angle[j + 1] = a;
+        face[j + 1] = f;
+    }
+}
+
+int eddy_shape_face(const eddy_shape *shape, int plane, int *vertex_indices, int capacity) {
+    if (shape == NULL || shape->type != EDDY_SHAPE_POLYTOPE) return -1;
+    if (shape->plane_count < 4 || shape->plane_count > EDDY_MAX_PLANES) return -1;
+    if (plane < 0 || plane >= shape->plane_count) return -1;
+    vertex_set vs;
+    int face[EDDY_SHAPE_MAX_VERTICES];
+    int count = 0;
+    const uint32_t saved = fp_enter();
+    vertices_enumerate(shape, &vs);
+    if (!vs.overflow) {
+        for (int k = 0; k < vs.count; ++k)
+            if (vs.on[k] & (1u << plane)) face[count++] = k;
+        if (count >= 3) face_order(&vs, v3_of(shape->planes[plane].normal), face, count);
+    }
+    fp_leave(saved);
+    if (vs.overflow || count < 3) return -1;
+    for (int k = 0; k < count && k < capacity; ++k) vertex_indices[k] = face[k];
+    return count;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Snapshots: the whole state of a world, field by field (normative layout:
  * docs/snapshot-format.md, version EDDY_SNAPSHOT_VERSION).
  *
@@ -643,6 +644,12 @@ eddy_status eddy_world_restore(eddy_world *world, const void *data, size_t size,
     parse_snapshot(&r, world, &s);
     if (wire_ok(&r) && s.grid_valid && !eddy_grid_arrays_reserve(world, grid_point_count(&s.grid)))
         oom(&r, "the world's grid arrays");
+    /* Stable particle ids are not state and not in snapshots: renumbered. */
+    s.vortons.track_ids = world->vortons.track_ids;
+    s.tracers.track_ids = world->tracers.track_ids;
+    if (wire_ok(&r) && (!eddy_particles_renumber_ids(&s.vortons) ||
+                        !eddy_particles_renumber_ids(&s.tracers)))
+        oom(&r, "particle ids");
     if (wire_ok(&r)) commit(world, &s);
     snap_state_free(&s);
     return r.status;

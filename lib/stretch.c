@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Vortex stretching and tilting: d(omega)/dt = gain * (omega . grad) u (D4).
  *
  * The velocity Jacobian is taken on the grid by finite differences (centred

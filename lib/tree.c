@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The influence tree: nested grids of supervortons, and treecode evaluation.
  *
  * Level 0 is the grid template (about one vorton per cell); each level above

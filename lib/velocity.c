@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Grid sizing for the step and velocity from vorticity.
  *
  * eddy_phase_build_grid sizes the grid template over all particles (plus a margin

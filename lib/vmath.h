@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: small vector, quaternion and 3x3 matrix helpers (inline, float,
  * fixed operation order; no libm beyond sqrtf). */
 #ifndef EDDY_VMATH_H

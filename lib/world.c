@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The world: definition, creation, population, input and the step script.
  *
  * eddy_world_step is the only way the state changes after the first step.
@@ -130,6 +131,9 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
               "worker_count must be in [1, %d], got %d", EDDY_MAX_WORKERS, d->worker_count);
     DEF_CHECK((d->enqueue_task == NULL) == (d->finish_task == NULL),
               "enqueue_task and finish_task must both be set or both be NULL");
+    DEF_CHECK(d->enqueue_task == NULL || d->worker_start == NULL,
+              "worker_start is called on the built-in pool's threads only and would never be "
+              "called with enqueue_task set: prepare your job system's threads yourself");
     DEF_CHECK((d->test_mutations & ~(uint32_t)(EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION |
                                                EDDY_MUTATION_SKIP_WORKER_FP_MODE)) == 0,
               "test_mutations has unknown bits");
@@ -162,6 +166,7 @@ static eddy_status tasks_init(eddy_world *w) {
     ts->fp_canonical = eddy_fpenv_canonical(d->flush_denormals);
     ts->mutations = d->test_mutations;
     if (d->enqueue_task) {
+        ts->external = true;
         ts->enqueue = d->enqueue_task;
         ts->finish = d->finish_task;
         ts->user_context = d->user_task_context;
@@ -196,6 +201,8 @@ eddy_status eddy_world_create(const eddy_world_def *def, eddy_world **out) {
     }
     w->def = *def;
     w->vortons.has_vorticity = true;
+    w->vortons.track_ids = def->particle_ids;
+    w->tracers.track_ids = def->particle_ids;
     w->rng = eddy_rng_seed(def->seed, 0);
     w->gravity = def->gravity;
     w->wind = def->wind;

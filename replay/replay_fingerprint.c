@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Determinism fingerprint: what the recording build was, and the policy for
  * which differences refuse a replay (docs/replay-format.md §3).
  *

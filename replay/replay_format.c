@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The replay container's own frames: file header, record headers, seek index
  * and footer (docs/replay-format.md §2). All are zstd skippable frames with a
  * tagged, self-hashed payload of little-endian fields. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to replay/: the replay container's frames (normative layout:
  * docs/replay-format.md). Encoders append to an eddy_bytes; decoders check a
  * frame's bytes and fill a struct, returning a status and a message.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Byte sinks and sources for recorders and players: POSIX files, memory
  * buffers and the caller's read callback. Files are written with write(2)
  * straight to the kernel (no stdio buffer), so a record is in the file as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to replay/: file and memory sinks, whole-file sources. */
 #ifndef EDDY_REPLAY_IO_H
 #define EDDY_REPLAY_IO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The player: re-simulates a verified replay file and compares hashes.
  *
  * Design notes.

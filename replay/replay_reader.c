@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading a replay: verify a whole file once, then read it lazily.
  *
  * Design notes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to replay/: a replay file, verified once when it is opened and
  * then read lazily: chunks are decompressed on demand into a small cache
  * (replay_reader.c, "Design notes"). */

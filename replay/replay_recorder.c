@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The recorder: steps a world, records every frame's input and hash.
  *
  * Design notes.

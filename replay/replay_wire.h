@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to replay/: little-endian byte helpers over eddy_bytes.
  *
  * replay/ builds on eddy's public API only, so it does not share lib/'s

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scene registry (list, find, create, scripted input) and the helpers every
  * scene file shares: grid sizing, the AssignVortons skeleton, tracer seeding
  * and the particle lists.
@@ -138,6 +139,7 @@ static void scene_copy_base_fields(eddy_world_def *def, const eddy_world_def *ba
     def->hash_every_step = base->hash_every_step;
     def->test_mutations = base->test_mutations;
     def->velocity_method = base->velocity_method;
+    def->particle_ids = base->particle_ids;
 }
 
 static eddy_status scene_describe(const scene_entry *e, scene_build *b) {

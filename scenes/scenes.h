@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy scene builders, shared by tests, demo, bench, replay and verifier.
  *
  * A scene is a named, documented initial state plus an optional script of
@@ -34,7 +35,7 @@ const eddy_scene_info *eddy_scene_find(const char *name); /* NULL if unknown */
 /* Create the named scene's world. Threading, FP and test fields of base
  * (worker_count, enqueue_task, finish_task, user_task_context, worker_start,
  * worker_start_context, flush_denormals, hash_every_step, test_mutations,
- * velocity_method) are taken from base (NULL: defaults); every physical field
+ * velocity_method, particle_ids) are taken from base (NULL: defaults); every physical field
  * is the scene's own. */
 eddy_status eddy_scene_create(const char *name, const eddy_world_def *base, eddy_world **out);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scenes with rigid bodies: projectiles through smoke, a spinning ball, wind
  * past a fixed ball, lift on a plate and an airfoil, a ball floating between
  * two layers, fluid in closed containers (still, shaken, rotating) and the

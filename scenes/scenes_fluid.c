@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fluid-only scenes and the vorticity/density distributions they sample.
  *
  * The distributions follow ALGORITHM.md §10.1 (the original demo's

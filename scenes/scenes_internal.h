@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to the scene builders: the registry entry and the helpers shared
  * by every scene file (scenes_fluid.c, scenes_bodies.c, ...). Never installed.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The CI determinism matrix (docs/verify.md, "CI"): eddy-verify against the
 # committed goldens across worker counts, pinning, the caller's FP mode,
 # compilers, optimisation levels, sanitizers and architectures, plus the

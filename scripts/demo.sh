@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Build and run the eddy demo:  ./scripts/demo.sh [demo arguments...]
 #
 # Installs missing Debian packages (scripts/setup.sh), builds RelWithDebInfo in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fuzz the replay reader (and the snapshot/input/definition decoders behind
 # it) with libFuzzer for a bounded time:  ./scripts/fuzz_replay.sh [SECONDS]
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Install the Debian packages needed to build and test eddy.
 #
 # Idempotent: checks each package with dpkg-query and does nothing (and prints

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The whole eddy test suite in one command:  ./scripts/test.sh
 #
 # Installs missing Debian packages (scripts/setup.sh), builds RelWithDebInfo in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Rigid bodies on their own (no fluid, or no particle anywhere near a body):
  * generation-checked ids, definition validation, the D9 integrator against
  * closed forms (free fall with Archimedes, torque-free spin, constant torque,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fluid-body coupling: momentum bookkeeping of a spinning ball, drag, Magnus
  * deflection, lift, buoyancy and closed containers, on the body scenes
  * (scenes/scenes_bodies.c, used by name) and on small worlds built here.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Determinism across worker counts, pinning and the caller's FP mode.
  *
  * For every registered scene the trace of frame hashes (every frame) at 1

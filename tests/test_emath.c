@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of eddy's deterministic elementary functions (lib/emath.c).
  *
  * Accuracy is measured against libm in double precision (allowed in tests:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of the FP environment (lib/fpenv.c): canonical words, get/set, the
  * comparison that ignores sticky flags, and that the words really change the
  * arithmetic (rounding, flush-to-zero, denormals-are-zero). */

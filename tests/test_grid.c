@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Uniform grids (lib/grid.c): sizing, decimation, cell lookup with clamping,
  * trilinear interpolation and the finite-difference stencil.
  *

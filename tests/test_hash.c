@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of the canonical state hash (docs/hash-spec.md).
  *
  * The expected values are computed by a second, independent implementation of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mollified vorton kernel (kernel_accumulate, inline in lib/core.h; design
  * note in lib/kernel.c) and direct summation (lib/kernel.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of eddy_parallel_for and eddy_reduce_tree (lib/parallel.c) on the built-in pool
  * and on test-only task systems that split work oddly: fixed chunk ranges,
  * every index exactly once, the fixed reduction tree, worker-count

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Physics: conserved quantities, the speed of a thin vortex ring against
  * Saffman's formula, buoyancy, a quiescent fluid and Galilean invariance of
  * the wind.

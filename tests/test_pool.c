@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of the built-in worker pool (lib/pool.c) through its public task
  * interface: argument validation, the worker_start hook, coverage of every
  * item exactly once, range sizes, worker indices, lifetime, several pools and

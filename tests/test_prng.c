@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of eddy's PCG32 (lib/prng.c): the reference sequence, an independent
  * re-implementation, the float mappings and rough uniformity. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scene registry and scene initial states (scenes/). The counts pinned here
  * are the ones documented in docs/scenes.md: a change to a distribution, the
  * skeleton or the tracer seeding must show up here first. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Collision shapes (lib/shape.c): builders, vertices, mass properties against
  * closed forms, validation with its messages, and the body-frame polytope
  * queries of lib/geometry.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Partition (lib/partition.c), influence tree and treecode (lib/tree.c).
  *
  * Grids, partitions and trees are built by hand through the internals, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The world through the public API: definitions and their validation,
  * creation, population, emitters, kill by age, per-frame input, wind,
  * sampling, substeps and independence from the caller's FP mode.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small helpers shared by eddy's command-line tools (demo, bench): number and
  * worker-list parsing, option values, the CPU's name. Not part of the library. */
 #include "cli_common.h"

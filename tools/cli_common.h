@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by eddy's command-line tools (eddy-demo, eddy-bench). */
 #ifndef EDDY_CLI_COMMON_H
 #define EDDY_CLI_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy worker pinning with hwloc.
  *
  * Design note: why this lives in tools/ and not in lib/.

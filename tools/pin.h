@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy worker pinning with hwloc (outside lib/ by design). */
 #ifndef EDDY_PIN_H
 #define EDDY_PIN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-verify: internal interfaces shared by the verifier's files.
  *
  * Files, one topic each:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-verify command line (docs/verify.md).
  *
  * Every option takes "--name VALUE" or "--name=VALUE". Lists are resolved

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --corpus DIR: check every replay of a regression corpus at every worker
  * count and pin policy asked for, optionally one shard of it (--shard K/N),
  * with a JUnit XML report (--junit FILE) for CI dashboards (docs/verify.md,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The environment of one verifier run: where its threads run and which FP
  * mode they start in.
  *

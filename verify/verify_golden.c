@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Golden trace files: reading, checking and writing (docs/golden-format.md).
  *
  * A golden is text so that a diff of a regenerated golden is readable in a

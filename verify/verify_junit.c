@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JUnit XML for CI dashboards (--junit FILE, docs/verify.md).
  *
  * The dialect every common reader accepts (Jenkins, GitLab, GitHub test

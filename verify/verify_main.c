@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-verify: proves eddy's determinism contract on this build and machine.
  *
  * For each scene x pin policy x worker count it runs the scene with its

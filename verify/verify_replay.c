@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --replay FILE: re-simulate a replay at every worker count and pin policy
  * asked for and check every recorded frame hash (include/eddy/replay.h,
  * docs/replay.md). The player locates a divergence to a block itself when the

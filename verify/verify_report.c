@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What eddy-verify prints: the pass/fail matrix (one row per scene and pin
  * policy, one column per worker count, printed as soon as the row is done so
  * a CI log streams), the details of each failure, where to read what to do

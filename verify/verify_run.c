@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Running a scene and comparing its hash trace with a golden.
  *
  * Design note: how a divergence is located to a block.

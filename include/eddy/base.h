@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — deterministic vortex-particle fluids for games.
  * base.h: version, export macro, status codes, assert hook, small math types. */
 #ifndef EDDY_BASE_H
@@ -16,7 +17,13 @@
  * is hashed, or how, bumps this number and regenerates every golden file. */
 #define EDDY_HASH_SPEC_VERSION 1
 
-#if defined(EDDY_BUILD_SHARED)
+/* EDDY_API marks the public functions: the only symbols libeddy.so and
+ * libeddy_replay.so export. Everything else in the libraries is compiled with
+ * -fvisibility=hidden, so a shared build exports the API and nothing more,
+ * and a static library linked into a game's own shared object keeps eddy's
+ * internals hidden there too. Every symbol the libraries define, hidden or
+ * not, starts with eddy_ (a test runs nm on the built libraries). */
+#if defined(__GNUC__) || defined(__clang__)
 #define EDDY_API __attribute__((visibility("default")))
 #else
 #define EDDY_API

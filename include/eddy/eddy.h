@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — deterministic vortex-particle fluids for games. Main header.
  *
  * A world is an opaque object. It is created from a definition, populated
@@ -14,6 +15,7 @@
 #include "hash.h"
 #include "math_functions.h"
 #include "shape.h"
+#include "view.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — canonical state hash (spec: docs/hash-spec.md, version
  * EDDY_HASH_SPEC_VERSION). The frame hash is built from one hash per component,
  * each built from one hash per fixed block of elements, so a mismatch between

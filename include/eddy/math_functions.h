@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — deterministic math for code that feeds the simulation.
  *
  * libm's transcendental functions differ between libm versions and

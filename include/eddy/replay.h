@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — replay files: a recorder that wraps a world, and a player that
  * re-simulates a recording at any worker count, seeks to any frame and
  * reports the first divergence (docs/replay.md; the file format is specified

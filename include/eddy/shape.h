@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — collision shapes: builders, validation and mass properties.
  *
  * Polytopes are convex and given by planes in the body frame (outward unit

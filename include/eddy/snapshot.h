@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — snapshots of a world's state and the wire encodings of definitions
  * and per-frame inputs (docs/snapshot-format.md).
  *

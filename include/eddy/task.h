@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — task interface and the built-in worker pool.
  *
  * eddy never decides how work is scheduled: every parallel phase is split into

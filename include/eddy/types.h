@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy — definitions, particles, emitters, per-frame input and profile. */
 #ifndef EDDY_TYPES_H
 #define EDDY_TYPES_H
@@ -70,7 +71,11 @@ typedef struct eddy_world_def {
     /* hash the state at the end of every step (default true) */
     bool hash_every_step;
     /* threads: worker_count >= 1. With enqueue_task == NULL and worker_count > 1
-     * the world starts its own eddy_pool (with worker_start as its hook). */
+     * the world starts its own eddy_pool (with worker_start as its hook). A
+     * game's enqueue_task/finish_task, when given, receive every parallel
+     * phase whatever worker_count says (worker_count then only bounds the
+     * worker_index eddy expects); worker_start is for the built-in pool only:
+     * a definition with both enqueue_task and worker_start is refused. */
     int worker_count;
     eddy_enqueue_task_fn *enqueue_task;
     eddy_finish_task_fn *finish_task;
@@ -78,6 +83,10 @@ typedef struct eddy_world_def {
     eddy_worker_start_fn *worker_start;
     void *worker_start_context;
     uint32_t test_mutations;  /* EDDY_MUTATION_*; test-only, 0 in games */
+    /* Give every particle a stable id (eddy_particle_view.id, include/eddy/view.h):
+     * costs 8 bytes per particle and a copy per moved particle, so off by
+     * default. Not physics: never hashed, encoded or snapshotted (default false). */
+    bool particle_ids;
     int internal_value;       /* set by eddy_world_def_default; do not touch */
 } eddy_world_def;
 
@@ -127,6 +136,7 @@ typedef struct eddy_body_def {
     float heat_capacity;       /* J/K, > 0 (default 1e5) */
     float thermal_conductivity;/* fluid-body heat exchange (default 500) */
     bool gravity;              /* world gravity and fluid buoyancy act (default true) */
+    uint64_t user_data;        /* the game's; never read, hashed or recorded (default 0) */
     int internal_value;        /* set by eddy_body_def_default */
 } eddy_body_def;
 
@@ -176,6 +186,7 @@ typedef struct eddy_emitter_def {
     float vorton_rate;           /* per second */
     float tracer_rate;           /* per second */
     bool enabled;
+    uint64_t user_data;          /* the game's; never read, hashed or recorded (default 0) */
 } eddy_emitter_def;
 
 /* Generation-checked handle; 0 (index1 == 0) means null. */

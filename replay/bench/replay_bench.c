@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* replay_bench: what recording costs (docs/replay.md, "Cost").
  *
  *   replay_bench [--scene NAME] [--frames N] [--threads T] [--repeat R]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-replay: shared declarations of the command-line tool (docs/replay.md). */
 #ifndef EDDY_REPLAY_CLI_H
 #define EDDY_REPLAY_CLI_H

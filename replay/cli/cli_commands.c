@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-replay: record, play, info, diff and scenes. */
 #include "cli.h"
 #include "scenes.h"

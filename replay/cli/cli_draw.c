@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-replay: raster drawing and PNG output for render (cli_draw.h).
  * Pictures are for people: floats and libm are fine here. */
 #include "cli_draw.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-replay: a small RGB raster for render (lines, filled polygons,
  * discs, a built-in 3x5 bitmap font) and PNG output. */
 #ifndef EDDY_REPLAY_CLI_DRAW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-replay dump: the state at a frame as CSV or JSON.
  *
  * Floats are printed with 9 significant digits, enough to read back the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-replay render and render-diff: pictures of a replay for people.
  *
  * Design notes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-replay render: the bodies of a world with their shapes.
  *
  * The world's public API gives a body's pose but not its shape, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-replay render: bodies with their shapes (cli_shapes.c). */
 #ifndef EDDY_REPLAY_CLI_SHAPES_H
 #define EDDY_REPLAY_CLI_SHAPES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-replay: option parsing, exit codes, progress, opening replays. */
 #include "cli.h"
 

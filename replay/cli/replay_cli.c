@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-replay: record, play, inspect, compare and render eddy replay files
  * (docs/replay.md). One command per invocation; every outcome is an exit
  * code (see usage()). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the replay reader and the decoders behind it.
  *
  * The first byte picks what the rest is fed to:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes the stored corpus of bad replay files and the fuzzer's seeds.
  *
  *   replay_make_corpus BAD_DIR SEED_DIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test helpers: the tiny world and its input script, recording helpers and
  * file helpers (replay_testkit.h). */
 #include "replay_testkit.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the replay tests and the corpus generator.
  *
  * The tiny world is built through the public API only: a handful of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conventions shared by eddy's command-line tools (eddy-replay, eddy-verify,
  * eddy-bench, eddy-demo): --version and --help everywhere, an unknown option
  * reported as unknown, --json for CI, "-" for standard input and output, no

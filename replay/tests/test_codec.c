@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Wire encodings of the world definition and the per-frame input: round
  * trips, canonical bytes, the documented example, and decoders that refuse
  * every cut, damaged or foreign byte string with a status and a message

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recorder and player: round trips in memory, through files and through a
  * read callback; recording and playing at different worker counts; seeking
  * to random frames equals stepping there; divergences are located to a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The eddy-replay command line: every command, and the documented exit
  * codes (0 ok, 1 divergence, 2 usage, 3 invalid or corrupt file, 4 I/O). */
 #include <criterion/criterion.h>

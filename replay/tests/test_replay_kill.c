@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Crash safety: a recorder process killed with SIGKILL in the middle of a
  * run leaves a file that plays to its last complete chunk.
  *

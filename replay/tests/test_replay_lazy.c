@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lazy reading: a replay opened from a file is verified once and then read
  * chunk by chunk (replay_reader.c). Opening a file gives exactly what
  * opening the same bytes in memory gives (intact, cut short at any offset,

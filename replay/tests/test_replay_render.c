@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eddy-replay render and render-diff: the pictures themselves, decoded with
  * libpng. Checks the dimensions, that one camera (stored in the PNG's
  * "eddy-camera" text chunk) serves every frame and holds every body over the

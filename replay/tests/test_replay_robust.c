@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The reader against damaged files: a cut at every byte offset recovers
  * exactly the complete chunks before it (or fails cleanly); a bit flip in
  * any byte is detected; foreign versions and fingerprints are refused with a
