@@ -41,6 +41,13 @@ typedef enum verify_pin {
     VERIFY_PIN_PU = 2,    /* worker i on processing unit i mod PUs */
 } verify_pin;
 
+/* The world definition's flush_denormals for the runs (--denormals). */
+typedef enum verify_denormals {
+    VERIFY_DENORMALS_DEFAULT = 0,  /* whatever eddy_world_def_default() says */
+    VERIFY_DENORMALS_FLUSH = 1,    /* flush_denormals = true (FTZ+DAZ / FPCR.FZ) */
+    VERIFY_DENORMALS_KEEP = 2,     /* flush_denormals = false (IEEE gradual underflow) */
+} verify_denormals;
+
 /* ---------------------------------------------------------------- options */
 typedef struct verify_options {
     const char *scenes[VERIFY_MAX_SCENES];  /* registry names, resolved from --scene */
@@ -55,6 +62,7 @@ typedef struct verify_options {
     bool bless;
     bool json;
     bool hostile_fp;
+    verify_denormals denormals;
     uint32_t mutations;                     /* EDDY_MUTATION_*, test-only (--mutate) */
     bool help;
     bool list;
@@ -66,6 +74,7 @@ int verify_parse_args(int argc, char **argv, verify_options *o);
 void verify_usage(FILE *out);
 void verify_list_scenes(void);
 const char *verify_pin_name(verify_pin pin);
+const char *verify_denormals_name(verify_denormals denormals);
 
 /* ---------------------------------------------------------------- goldens */
 typedef struct verify_golden {
@@ -119,6 +128,7 @@ typedef struct verify_run_config {
     verify_pin pin;
     bool hostile_fp;
     uint32_t mutations;
+    verify_denormals denormals;
 } verify_run_config;
 
 /* Where a run first left its golden. */
