@@ -5,8 +5,9 @@
 #
 # 1. single-threaded build (library, scenes, eddy-verify, the web page) and a
 #    pthreads build (eddy-verify with the built-in pool on Web Workers);
-# 2. node: every scene, every golden frame at 1 worker; every scene at 2 and
-#    3 workers with pthreads over its first pthread_frames frames;
+# 2. node: every scene, every golden frame at 1 worker; a world asking to
+#    flush denormals refused; every scene at 2 and 3 workers with pthreads
+#    over its first pthread_frames frames;
 # 3. Chromium: tests/browser/browser_test.js serves <build>/web with
 #    `python3 -m http.server` on 127.0.0.1, runs two scenes in the page and
 #    requires every frame hash to match its golden and the canvas not blank;
@@ -75,6 +76,20 @@ verify_node() {
     "${node_run[@]}" "$dir/eddy-verify.js" --golden "$golden" --pin none "$@"
 }
 
+# WebAssembly cannot flush denormals: a world that asks is refused, with a
+# message, not run in another mode (docs/wasm.md).
+flush_refused() {
+    local out rc
+    out=$(verify_node "$build_dir" --scene vortex_ring --frames 1 --threads 1 --denormals flush 2>&1)
+    rc=$?
+    if ((rc != 1)) || ! grep -q 'cannot flush denormals' <<<"$out"; then
+        printf '%s\n' "$out" | tail -n 5
+        echo "--denormals flush under node: expected exit 1 and 'cannot flush denormals', got exit $rc"
+        return 1
+    fi
+    echo "refused: $(grep -om1 'EDDY_ERROR_INVALID_DEF.*cannot flush denormals' <<<"$out")"
+}
+
 browser_test() {
     if [[ ! -d tests/browser/node_modules/playwright-core ]]; then
         (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) || return 1
@@ -87,6 +102,7 @@ stage "tools" need_tools
 stage "emscripten build (single-threaded + web page)" build "$build_dir"
 stage "emscripten build (pthreads)" build "$pthread_dir" -DEDDY_WASM_PTHREADS=ON
 stage "node: every scene, every golden frame, 1 worker" verify_node "$build_dir" --threads 1
+stage "node: flush_denormals = true is refused" flush_refused
 stage "node + pthreads: every scene, workers $pthread_threads, $pthread_frames frames" \
     verify_node "$pthread_dir" --threads "$pthread_threads" --frames "$pthread_frames"
 stage "Chromium: web page, $browser_scenes" browser_test
