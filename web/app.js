@@ -56,16 +56,39 @@ function extend(box, points, stride) {
     }
 }
 
-// Orthographic x-z view framing frame 0 with a margin.
-function makeView(frame) {
-    const box = {x0: Infinity, x1: -Infinity, z0: Infinity, z1: -Infinity};
-    extend(box, frame.tracers, 3);
-    extend(box, frame.vortons, 3);
-    extend(box, frame.bodies, 4);
+// Orthographic x-z view framing the box with a margin.
+function viewOf(box) {
     if (!(box.x1 >= box.x0)) Object.assign(box, {x0: -1, x1: 1, z0: -1, z1: 1});
     const span = Math.max(box.x1 - box.x0, box.z1 - box.z0, 1e-3) * 1.6;
     const scale = Math.min(canvas.width, canvas.height) / span;
-    return {scale, cx: (box.x0 + box.x1) / 2, cz: (box.z0 + box.z1) / 2};
+    return {box, scale, cx: (box.x0 + box.x1) / 2, cz: (box.z0 + box.z1) / 2};
+}
+
+function frameBox(frame, box) {
+    extend(box, frame.tracers, 3);
+    extend(box, frame.vortons, 3);
+    extend(box, frame.bodies, 4);
+    return box;
+}
+
+function outside(points) {
+    let n = 0;
+    for (let i = 0; i < points.length; i += 3) {
+        const [px, py] = toPixel(points[i], points[i + 2]);
+        if (!(px >= 0 && px < canvas.width && py >= 0 && py < canvas.height)) ++n;
+    }
+    return n;
+}
+
+// Framed on frame 0; zooms out (never in) when more than 2% of the tracers
+// or vortons have left the canvas, so a travelling ring stays in view.
+function updateView(frame) {
+    if (view === null) {
+        view = viewOf(frameBox(frame, {x0: Infinity, x1: -Infinity, z0: Infinity, z1: -Infinity}));
+        return;
+    }
+    const points = frame.tracers.length > 0 ? frame.tracers : frame.vortons;
+    if (outside(points) * 50 > points.length / 3) view = viewOf(frameBox(frame, {...view.box}));
 }
 
 function toPixel(x, z) {
@@ -164,7 +187,7 @@ function onAnimationFrame() {
     if (pending === null) return;
     const frame = pending;
     pending = null;
-    if (view === null) view = makeView(frame);
+    updateView(frame);
     draw(frame);
     check(frame);
     page.done = frame.frame >= golden.lastFrame;
