@@ -116,8 +116,9 @@ void verify_env_configure(verify_env *env, eddy_world_def *def, int workers, ver
 /* Restore the calling thread's original affinity and FP mode. */
 void verify_env_end_run(verify_env *env);
 
-/* Round toward zero with denormals kept (FTZ/DAZ or FPCR.FZ off): the
- * opposite of eddy's canonical mode. */
+/* Round toward zero with denormals flushed (FTZ+DAZ or FPCR.FZ on): the
+ * opposite of eddy's canonical mode (nearest, denormals kept). On
+ * WebAssembly only the rounding request exists, and it changes nothing. */
 void verify_fp_set_hostile(void);
 
 /* ---------------------------------------------------------------- runs */

@@ -40,7 +40,7 @@ void verify_usage(FILE *out) {
             "  --bless         rewrite the goldens from a 1-worker unpinned run and print\n"
             "                  what changed (only after an intended change: docs/determinism.md)\n"
             "  --replay FILE   check a replay's embedded hashes at every worker count and pin\n"
-            "  --hostile-fp    step from a thread in round-toward-zero with FTZ/DAZ off and\n"
+            "  --hostile-fp    step from a thread in round-toward-zero with FTZ/DAZ on and\n"
             "                  start every worker in that mode (the result must not change)\n"
             "  --denormals D   run the worlds with flush_denormals = true (flush) or false\n"
             "                  (keep); default: eddy's default (keep). The goldens must\n"
