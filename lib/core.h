@@ -257,7 +257,13 @@ static inline int chunk_count(int count, int chunk_size) {
 typedef void combine_fn(void *dst, const void *src);
 void eddy_reduce_tree(task_system *ts, void *partials, int n, size_t elem_size, combine_fn *combine);
 
-/* FP environment (fpenv.c). */
+/* FP environment (fpenv.c; lib/fpenv_wasm.c on WebAssembly, whose one mode
+ * keeps denormals: a world asking to flush them is refused there). */
+#if defined(__wasm__)
+#define EDDY_FPENV_CAN_FLUSH 0
+#else
+#define EDDY_FPENV_CAN_FLUSH 1
+#endif
 uint32_t eddy_fpenv_canonical(bool flush_denormals);
 uint32_t eddy_fpenv_get(void);
 void eddy_fpenv_set(uint32_t mode);

@@ -75,6 +75,8 @@ void eddy_fpenv_set(uint32_t mode) { fpcr_write(mode); }
 
 bool eddy_fpenv_is(uint32_t mode) { return eddy_fpenv_get() == mode; }
 
+#elif defined(__wasm__)
+/* WebAssembly: lib/fpenv_wasm.c (the build compiles it instead of this file). */
 #else
-#error "eddy: fpenv.c supports x86-64 (MXCSR) and aarch64 (FPCR) only"
+#error "eddy: fpenv.c supports x86-64 (MXCSR) and aarch64 (FPCR) only; wasm: fpenv_wasm.c"
 #endif

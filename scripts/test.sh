@@ -58,6 +58,23 @@ run_determinism_matrix() {
         fail "scripts/ci_matrix.sh"
 }
 
+# Denormals do not matter: every golden with flush_denormals forced on and off,
+# on x86-64 and aarch64 under qemu (scripts/check_denormals.sh; reuses the
+# aarch64 build of the matrix).
+run_denormals() {
+    step "denormals flushed and kept (scripts/check_denormals.sh)"
+    EDDY_BUILD_DIR="$build_dir" bash scripts/check_denormals.sh ||
+        fail "scripts/check_denormals.sh"
+}
+
+# WebAssembly: emscripten builds checked against the goldens under node
+# (single-threaded and pthreads) and in headless Chromium through the web page
+# (scripts/check_wasm.sh).
+run_wasm() {
+    step "WebAssembly in node and Chromium (scripts/check_wasm.sh)"
+    bash scripts/check_wasm.sh || fail "scripts/check_wasm.sh"
+}
+
 # The replay reader under libFuzzer (clang, ASan+UBSan) for a bounded time,
 # seeded with the stored corpus of bad files (scripts/fuzz_replay.sh).
 run_fuzz() {
@@ -72,6 +89,8 @@ main() {
     run_ctest
     check_install
     run_determinism_matrix
+    run_denormals
+    run_wasm
     run_fuzz
     step "all tests passed"
 }

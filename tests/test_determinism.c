@@ -4,7 +4,7 @@
  * For every registered scene the trace of frame hashes (every frame) at 1
  * worker is the reference. It must be reproduced bit for bit by 2..16
  * workers unpinned, 1..16 workers pinned one per PU, and runs where the
- * calling thread is in round-toward-zero with FTZ/DAZ off and every pool
+ * calling thread is in round-toward-zero with FTZ/DAZ on and every pool
  * thread is put in the same hostile mode by its start hook. The mutation
  * tests prove the comparison can fail: a worker-count-dependent reduction,
  * or workers left in their own FP mode, must change the trace. */
@@ -37,11 +37,12 @@ static int frames_for(const char *scene) {
     return strcmp(scene, "noise_cloud") == 0 ? 40 : 100;
 }
 
-/* Round toward zero, denormals kept: the opposite of eddy's canonical mode. */
+/* Round toward zero, denormals flushed (FTZ+DAZ): the opposite of eddy's
+ * canonical mode (nearest, denormals kept). */
 static void set_hostile_fp_mode(void) {
     fesetround(FE_TOWARDZERO);
 #if defined(__SSE2__)
-    _mm_setcsr((_mm_getcsr() & ~0x8040u) | 0x6000u);
+    _mm_setcsr(_mm_getcsr() | 0x8040u | 0x6000u);
 #endif
 }
 

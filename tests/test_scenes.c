@@ -362,7 +362,7 @@ Test(scenes, base_threading_fields_are_honoured_physics_is_not) {
     eddy_world_def base = eddy_world_def_default();
     base.worker_count = 2;
     base.hash_every_step = false;
-    base.flush_denormals = false;
+    base.flush_denormals = true; /* not the default */
     base.velocity_method = EDDY_VELOCITY_DIRECT_GRID;
     base.dt = 0.5f;
     base.viscosity = 3.0f;
@@ -374,7 +374,7 @@ Test(scenes, base_threading_fields_are_honoured_physics_is_not) {
     cr_assert_eq(d->worker_count, 2);
     cr_assert_eq(eddy_world_worker_count(w), 2);
     cr_assert_eq(d->hash_every_step, false);
-    cr_assert_eq(d->flush_denormals, false);
+    cr_assert_eq(d->flush_denormals, true);
     cr_assert_eq(d->velocity_method, EDDY_VELOCITY_DIRECT_GRID);
     cr_assert_eq(d->dt, 1.0f / 30.0f);
     cr_assert_eq(d->viscosity, 0.01f);

@@ -133,7 +133,7 @@ Test(world_def, default_values) {
     cr_expect_eq(d.viscosity, 0.01f);
     cr_expect(d.gravity.x == 0.0f && d.gravity.y == 0.0f && d.gravity.z == -10.0f);
     cr_expect(d.wind.x == 0.0f && d.wind.y == 0.0f && d.wind.z == 0.0f);
-    cr_expect(d.flush_denormals);
+    cr_expect(!d.flush_denormals); /* denormals kept: the mode wasm shares */
     cr_expect_eq(d.worker_count, 1);
     /* the rest of the documented defaults (include/eddy/types.h) */
     cr_expect_eq(d.vorticity_dissipation, 0.01f);

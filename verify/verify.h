@@ -44,6 +44,13 @@ typedef enum verify_pin {
     VERIFY_PIN_PU = 2,    /* worker i on processing unit i mod PUs */
 } verify_pin;
 
+/* The world definition's flush_denormals for the runs (--denormals). */
+typedef enum verify_denormals {
+    VERIFY_DENORMALS_DEFAULT = 0,  /* whatever eddy_world_def_default() says */
+    VERIFY_DENORMALS_FLUSH = 1,    /* flush_denormals = true (FTZ+DAZ / FPCR.FZ) */
+    VERIFY_DENORMALS_KEEP = 2,     /* flush_denormals = false (IEEE gradual underflow) */
+} verify_denormals;
+
 /* ---------------------------------------------------------------- options */
 typedef struct verify_options {
     const char *scenes[VERIFY_MAX_SCENES];  /* registry names, resolved from --scene */
@@ -58,6 +65,7 @@ typedef struct verify_options {
     bool bless;
     bool json;
     bool hostile_fp;
+    verify_denormals denormals;
     uint32_t mutations;                     /* EDDY_MUTATION_*, test-only (--mutate) */
     bool help;
     bool list;
@@ -74,6 +82,7 @@ int verify_parse_args(int argc, char **argv, verify_options *o);
 void verify_usage(FILE *out);
 void verify_list_scenes(void);
 const char *verify_pin_name(verify_pin pin);
+const char *verify_denormals_name(verify_denormals denormals);
 
 /* ---------------------------------------------------------------- goldens */
 typedef struct verify_golden {
@@ -115,8 +124,9 @@ void verify_env_configure(verify_env *env, eddy_world_def *def, int workers, ver
 /* Restore the calling thread's original affinity and FP mode. */
 void verify_env_end_run(verify_env *env);
 
-/* Round toward zero with denormals kept (FTZ/DAZ or FPCR.FZ off): the
- * opposite of eddy's canonical mode. */
+/* Round toward zero with denormals flushed (FTZ+DAZ or FPCR.FZ on): the
+ * opposite of eddy's canonical mode (nearest, denormals kept). On
+ * WebAssembly only the rounding request exists, and it changes nothing. */
 void verify_fp_set_hostile(void);
 
 /* ---------------------------------------------------------------- runs */
@@ -127,6 +137,7 @@ typedef struct verify_run_config {
     verify_pin pin;
     bool hostile_fp;
     uint32_t mutations;
+    verify_denormals denormals;
 } verify_run_config;
 
 /* Where a run first left its golden. */

@@ -24,7 +24,8 @@ void verify_usage(FILE *out) {
     fprintf(out,
             "usage: eddy-verify [--scene NAME|all] [--frames N] [--threads LIST]\n"
             "                   [--pin none|core|pu|all] [--golden DIR] [--bless]\n"
-            "                   [--replay FILE] [--hostile-fp] [--json] [--list] [--help]\n"
+            "                   [--replay FILE] [--hostile-fp] [--denormals flush|keep]\n"
+            "                   [--json] [--list] [--help]\n"
             "       eddy-verify --corpus DIR [--shard K/N] [--junit FILE] [--force] [--threads LIST]\n"
             "\n"
             "Runs each scene at each worker count and pin policy, hashes every frame and\n"
@@ -49,8 +50,11 @@ void verify_usage(FILE *out) {
             "  --junit FILE    also write JUnit XML (one test case per replay x pin x worker\n"
             "                  count) to FILE, - for standard output (with --corpus)\n"
             "  --force         overwrite an existing --junit FILE\n"
-            "  --hostile-fp    step from a thread in round-toward-zero with FTZ/DAZ off and\n"
+            "  --hostile-fp    step from a thread in round-toward-zero with FTZ/DAZ on and\n"
             "                  start every worker in that mode (the result must not change)\n"
+            "  --denormals D   run the worlds with flush_denormals = true (flush) or false\n"
+            "                  (keep); default: eddy's default (keep). The goldens must\n"
+            "                  match either way (docs/determinism.md, denormals)\n"
             "  --json          one JSON object on stdout instead of the matrix\n"
             "  --list          list the scenes and their default frames\n"
             "  --help          this text\n"
@@ -70,6 +74,15 @@ const char *verify_pin_name(verify_pin pin) {
     case VERIFY_PIN_NONE: return "none";
     case VERIFY_PIN_CORE: return "core";
     case VERIFY_PIN_PU: return "pu";
+    }
+    return "?";
+}
+
+const char *verify_denormals_name(verify_denormals denormals) {
+    switch (denormals) {
+    case VERIFY_DENORMALS_DEFAULT: return "default";
+    case VERIFY_DENORMALS_FLUSH: return "flush";
+    case VERIFY_DENORMALS_KEEP: return "keep";
     }
     return "?";
 }
@@ -219,6 +232,17 @@ void verify_list_scenes(void) {
     }
 }
 
+static int parse_denormals(const char *text, verify_options *o) {
+    if (strcmp(text, "flush") == 0) {
+        o->denormals = VERIFY_DENORMALS_FLUSH;
+    } else if (strcmp(text, "keep") == 0) {
+        o->denormals = VERIFY_DENORMALS_KEEP;
+    } else {
+        return usage_error("--denormals '%s': expected flush or keep", text);
+    }
+    return VERIFY_EXIT_OK;
+}
+
 /* Value of "--name VALUE" / "--name=VALUE" at argv[*i], or NULL if argv[*i]
  * is another option. *missing is set when the option matched without a value. */
 static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing) {
@@ -255,6 +279,7 @@ static int parse_valued(const char *name, const char *value, verify_options *o) 
     if (strcmp(name, "--threads") == 0) return parse_threads(value, o);
     if (strcmp(name, "--pin") == 0) return parse_pins(value, o);
     if (strcmp(name, "--mutate") == 0) return parse_mutation(value, o);
+    if (strcmp(name, "--denormals") == 0) return parse_denormals(value, o);
     if (strcmp(name, "--golden") == 0) {
         o->golden_dir = value;
     } else if (strcmp(name, "--replay") == 0) {
@@ -285,7 +310,7 @@ static bool *flag_of(const char *arg, verify_options *o) {
 static int parse_one(int argc, char **argv, int *i, verify_options *o) {
     static const char *const valued[] = {"--scene", "--frames", "--threads", "--pin",
                                          "--golden", "--replay", "--mutate", "--corpus",
-                                         "--shard", "--junit"};
+                                         "--shard", "--junit", "--denormals"};
     bool *flag = flag_of(argv[*i], o);
     if (flag != NULL) {
         *flag = true;
@@ -304,6 +329,10 @@ static int parse_one(int argc, char **argv, int *i, verify_options *o) {
 static int check_combinations(const verify_options *o) {
     if (o->bless && o->replay_path != NULL) return usage_error("--bless and --replay exclude each other");
     if (o->bless && o->mutations != 0) return usage_error("--bless with --mutate would bless a broken trace");
+    if (o->bless && o->denormals != VERIFY_DENORMALS_DEFAULT)
+        return usage_error("--bless with --denormals: goldens are blessed with the default definition");
+    if (o->replay_path != NULL && o->denormals != VERIFY_DENORMALS_DEFAULT)
+        return usage_error("--denormals needs scene runs; a replay's world definition is its own");
     if (o->replay_path != NULL && o->mutations != 0)
         return usage_error("--mutate needs scene runs; a replay's world definition is its own");
     if (o->corpus_dir != NULL && (o->bless || o->replay_path != NULL || o->mutations != 0))

@@ -13,7 +13,7 @@
  *   is saved and restored after every run, and so is its FP environment.
  * - Built with EDDY_VERIFY_NO_PIN (the aarch64 cross build, no hwloc), only
  *   "none" exists; asking for more is refused when the environment is made.
- * - The hostile mode (round toward zero, denormals kept) is the opposite of
+ * - The hostile mode (round toward zero, denormals flushed) is the opposite of
  *   eddy's canonical mode: the contract says the caller's mode and the
  *   workers' start mode do not matter, because the library sets its own. */
 #if !defined(EDDY_VERIFY_NO_PIN)
@@ -53,11 +53,11 @@ struct verify_env {
 void verify_fp_set_hostile(void) {
     fesetround(FE_TOWARDZERO);
 #if defined(__SSE2__)
-    _mm_setcsr(_mm_getcsr() & ~0x8040u); /* FTZ (bit 15) and DAZ (bit 6) off */
+    _mm_setcsr(_mm_getcsr() | 0x8040u); /* FTZ (bit 15) and DAZ (bit 6) on */
 #elif defined(__aarch64__)
     uint64_t fpcr;
     __asm__ __volatile__("mrs %0, fpcr" : "=r"(fpcr));
-    fpcr &= ~(UINT64_C(1) << 24); /* FZ off */
+    fpcr |= UINT64_C(1) << 24; /* FZ on */
     __asm__ __volatile__("msr fpcr, %0" : : "r"(fpcr) : "memory");
 #endif
 }

@@ -45,7 +45,7 @@ static void check_scene(const verify_options *o, verify_env *env, verify_report 
     for (int p = 0; p < o->pin_count; ++p) {
         for (int t = 0; t < o->thread_count; ++t) {
             verify_run_config c = {scene, frames, o->threads[t], o->pins[p], o->hostile_fp,
-                                   o->mutations};
+                                   o->mutations, o->denormals};
             verify_outcome outcome;
             verify_report_begin_run(report, scene, c.workers, c.pin);
             verify_run_check(env, &c, &golden, verify_report_progress, report, &outcome);

@@ -55,7 +55,9 @@ static void print_matrix_header(const verify_report *r) {
     print_list_int(stdout, o->threads, o->thread_count);
     printf("} x pin {");
     for (int i = 0; i < o->pin_count; ++i) printf("%s%s", i ? "," : "", verify_pin_name(o->pins[i]));
-    printf("}%s%s, goldens in %s\n", o->hostile_fp ? ", hostile FP mode" : "",
+    printf("}%s%s%s%s, goldens in %s\n", o->hostile_fp ? ", hostile FP mode" : "",
+           o->denormals != VERIFY_DENORMALS_DEFAULT ? ", denormals " : "",
+           o->denormals != VERIFY_DENORMALS_DEFAULT ? verify_denormals_name(o->denormals) : "",
            o->mutations != 0 ? ", MUTATED (test only)" : "", o->golden_dir);
     printf("%-20s %-5s", "scene", "pin");
     for (int i = 0; i < o->thread_count; ++i) printf(" %5d", o->threads[i]);
@@ -191,8 +193,11 @@ void verify_regenerate_command(const verify_options *o, const char *scene, char 
 
 static void print_run_title(const report_entry *e) {
     const verify_run_config *c = &e->config;
-    printf("FAIL %s at %d worker%s, pin %s%s%s", c->scene, c->workers, c->workers == 1 ? "" : "s",
-           verify_pin_name(c->pin), c->hostile_fp ? ", hostile FP mode" : "",
+    printf("FAIL %s at %d worker%s, pin %s%s%s%s%s", c->scene, c->workers,
+           c->workers == 1 ? "" : "s", verify_pin_name(c->pin),
+           c->hostile_fp ? ", hostile FP mode" : "",
+           c->denormals != VERIFY_DENORMALS_DEFAULT ? ", denormals " : "",
+           c->denormals != VERIFY_DENORMALS_DEFAULT ? verify_denormals_name(c->denormals) : "",
            c->mutations != 0 ? ", mutated" : "");
 }
 
@@ -295,9 +300,10 @@ static void json_entry(const verify_report *r, const report_entry *e) {
     const verify_outcome *o = &e->outcome;
     printf("    {\"scene\": ");
     verify_json_string(stdout, e->config.scene);
-    printf(", \"workers\": %d, \"pin\": \"%s\", \"hostile_fp\": %s, \"frames\": %d, "
-           "\"result\": \"%s\", \"seconds\": %.3f", e->config.workers,
+    printf(", \"workers\": %d, \"pin\": \"%s\", \"hostile_fp\": %s, \"denormals\": \"%s\", "
+           "\"frames\": %d, \"result\": \"%s\", \"seconds\": %.3f", e->config.workers,
            verify_pin_name(e->config.pin), e->config.hostile_fp ? "true" : "false",
+           verify_denormals_name(e->config.denormals),
            e->config.frames, o->error ? "error" : o->ok ? "pass" : "fail", o->seconds);
     if (o->error) {
         printf(", \"error\": ");

@@ -44,6 +44,8 @@ static eddy_status run_create(verify_env *env, const verify_run_config *c, eddy_
     eddy_world_def base = eddy_world_def_default();
     base.test_mutations = c->mutations;
     base.hash_every_step = true;
+    if (c->denormals != VERIFY_DENORMALS_DEFAULT)
+        base.flush_denormals = c->denormals == VERIFY_DENORMALS_FLUSH;
     verify_env_configure(env, &base, c->workers, c->pin, c->hostile_fp);
     return eddy_scene_create(c->scene, &base, out);
 }
@@ -167,7 +169,8 @@ static void compare_blocks(const reference_state *ref, const check_state *run,
 static void locate_block(verify_env *env, const verify_run_config *c, check_state *run) {
     verify_divergence *d = run->divergence;
     if (d->component < 0) return;
-    verify_run_config rc = {c->scene, (int)d->frame, 1, VERIFY_PIN_NONE, false, 0};
+    verify_run_config rc = {c->scene, (int)d->frame, 1, VERIFY_PIN_NONE, false, 0,
+                            VERIFY_DENORMALS_DEFAULT};
     reference_state ref = {d->frame, -1, d->component, 0, NULL, 0};
     run_loop loop = {&rc, reference_frame, &ref, NULL, NULL};
     char message[256];
@@ -216,7 +219,7 @@ bool verify_run_record(verify_env *env, const char *scene, int frames,
         snprintf(message, message_size, "%s: out of memory for %d frames", scene, frames);
         return false;
     }
-    verify_run_config rc = {scene, frames, 1, VERIFY_PIN_NONE, false, 0};
+    verify_run_config rc = {scene, frames, 1, VERIFY_PIN_NONE, false, 0, VERIFY_DENORMALS_DEFAULT};
     run_loop loop = {&rc, record_frame, g, progress, progress_context};
     if (run_scene(env, &loop, message, message_size)) return true;
     verify_golden_free(g);

@@ -66,7 +66,9 @@ typedef struct eddy_world_def {
     float spin_gain;            /* weight of the body's spin vorticity 2 omega_b (default 1) */
     float tracer_restitution;   /* normal restitution of tracers at walls (default 0.01) */
     eddy_wall_poisoning wall_poisoning;
-    /* floating point: flush denormals (FTZ+DAZ / FPCR.FZ) while stepping (default true) */
+    /* floating point: flush denormals (FTZ+DAZ / FPCR.FZ) while stepping (default false:
+     * denormals kept, the one mode every platform computes alike; WebAssembly cannot
+     * flush and refuses true; docs/determinism.md, "Denormals") */
     bool flush_denormals;
     /* hash the state at the end of every step (default true) */
     bool hash_every_step;

@@ -191,7 +191,7 @@ static void foreign(const eddy_bytes *base) {
     forge32(base, "unknown_fp_model.eddyr", 52, 9, "EDDY_ERROR_FINGERPRINT", "FP model 9");
     forge32(base, "fast_math_recording.eddyr", 60, EDDY_BUILD_FAST_MATH, "EDDY_ERROR_FINGERPRINT",
             "recorded with -ffast-math");
-    forge32(base, "flush_policy_mismatch.eddyr", 56, 0, "EDDY_ERROR_CORRUPT",
+    forge32(base, "flush_policy_mismatch.eddyr", 56, 1, "EDDY_ERROR_CORRUPT",
             "header and definition disagree on flushing");
 }
 

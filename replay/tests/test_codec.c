@@ -40,7 +40,7 @@ static eddy_world_def odd_def(void) {
     d.spin_gain = -1.0f;
     d.tracer_restitution = 0.5f;
     d.wall_poisoning = EDDY_WALL_POISON_VORTON_HITS;
-    d.flush_denormals = false;
+    d.flush_denormals = true; /* not the default */
     return d;
 }
 
@@ -63,7 +63,7 @@ Test(codec, world_def_round_trip_keeps_physics_and_the_callers_threading) {
     cr_assert_eq(out.seed, d.seed);
     cr_assert_eq(out.wall_poisoning, EDDY_WALL_POISON_VORTON_HITS);
     cr_assert_eq(out.velocity_method, EDDY_VELOCITY_DIRECT_GRID);
-    cr_assert_eq(out.flush_denormals, false);
+    cr_assert_eq(out.flush_denormals, true);
     eddy_bytes again = {0};
     cr_assert_eq(eddy_world_def_encode(&out, &again), EDDY_OK);
     cr_assert(again.size == b.size && memcmp(again.data, b.data, b.size) == 0);

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The WebAssembly stage (docs/wasm.md): eddy built with Debian's emscripten,
+# checked against the committed goldens under node and in headless Chromium.
+# Called by scripts/test.sh; runs on its own too:  ./scripts/check_wasm.sh
+#
+# 1. single-threaded build (library, scenes, eddy-verify, the web page) and a
+#    pthreads build (eddy-verify with the built-in pool on Web Workers);
+# 2. node: every scene, every golden frame at 1 worker; a world asking to
+#    flush denormals refused; every scene at 2 and 3 workers with pthreads
+#    over its first pthread_frames frames;
+# 3. Chromium: tests/browser/browser_test.js serves <build>/web with
+#    `python3 -m http.server` on 127.0.0.1, runs two scenes in the page and
+#    requires every frame hash to match its golden and the canvas not blank;
+#    screenshots in <build>/web-<scene>.png.
+#
+# Environment:
+#   EDDY_WASM_BUILD_DIR=dir   single-threaded build (default build-wasm-em)
+#   EDDY_WASM_PTHREAD_DIR=dir pthreads build (default build-wasm-em-pt)
+#   EDDY_CHROMIUM=path        the browser (default /usr/bin/chromium)
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+build_dir=${EDDY_WASM_BUILD_DIR:-build-wasm-em}
+pthread_dir=${EDDY_WASM_PTHREAD_DIR:-build-wasm-em-pt}
+chromium=${EDDY_CHROMIUM:-/usr/bin/chromium}
+jobs=$(nproc 2>/dev/null || echo 2)
+golden=$PWD/golden
+pthread_threads=2,3
+pthread_frames=30
+browser_scenes=vortex_ring,buoyant_ball
+
+# Debian's emcc runs its JavaScript optimizer with node and needs node's
+# system modules (acorn) from here; emscripten 3.1.6's output needs
+# --no-experimental-fetch on node >= 18 (it would fetch() the .wasm by path).
+export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
+node_run=(node --no-experimental-fetch)
+
+stage_names=()
+stage_seconds=()
+stage_results=()
+say() { printf '==> %s\n' "$*"; }
+
+stage() {
+    local name=$1
+    shift
+    say "wasm stage: $name"
+    local start=$SECONDS result=ok
+    "$@" || result=FAILED
+    stage_names+=("$name")
+    stage_seconds+=($((SECONDS - start)))
+    stage_results+=("$result")
+    [[ $result == ok ]] || printf '==> FAILED wasm stage: %s\n' "$name" >&2
+}
+
+need_tools() {
+    local tool missing=0
+    for tool in emcc emcmake node npm python3 "$chromium"; do
+        command -v "$tool" >/dev/null 2>&1 || { echo "missing: $tool (scripts/setup.sh installs it)"; missing=1; }
+    done
+    return $missing
+}
+
+# build DIR CMAKE_ARGS...: the standalone verifier project (library, scenes,
+# eddy-verify and, without pthreads, the web page) with emscripten.
+build() {
+    local dir=$1
+    shift
+    emcmake cmake -S verify -B "$dir" --log-level=WARNING -DCMAKE_BUILD_TYPE=Release \
+        -DEDDY_WERROR=ON "$@" >/dev/null &&
+        cmake --build "$dir" -j "$jobs"
+}
+
+verify_node() {
+    local dir=$1
+    shift
+    "${node_run[@]}" "$dir/eddy-verify.js" --golden "$golden" --pin none "$@"
+}
+
+# WebAssembly cannot flush denormals: a world that asks is refused, with a
+# message, not run in another mode (docs/wasm.md).
+flush_refused() {
+    local out rc
+    out=$(verify_node "$build_dir" --scene vortex_ring --frames 1 --threads 1 --denormals flush 2>&1)
+    rc=$?
+    if ((rc != 1)) || ! grep -q 'cannot flush denormals' <<<"$out"; then
+        printf '%s\n' "$out" | tail -n 5
+        echo "--denormals flush under node: expected exit 1 and 'cannot flush denormals', got exit $rc"
+        return 1
+    fi
+    echo "refused: $(grep -om1 'EDDY_ERROR_INVALID_DEF.*cannot flush denormals' <<<"$out")"
+}
+
+browser_test() {
+    if [[ ! -d tests/browser/node_modules/playwright-core ]]; then
+        (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) || return 1
+    fi
+    node tests/browser/browser_test.js --web "$build_dir/web" --out "$build_dir" \
+        --scenes "$browser_scenes" --chromium "$chromium"
+}
+
+stage "tools" need_tools
+stage "emscripten build (single-threaded + web page)" build "$build_dir"
+stage "emscripten build (pthreads)" build "$pthread_dir" -DEDDY_WASM_PTHREADS=ON
+stage "node: every scene, every golden frame, 1 worker" verify_node "$build_dir" --threads 1
+stage "node: flush_denormals = true is refused" flush_refused
+stage "node + pthreads: every scene, workers $pthread_threads, $pthread_frames frames" \
+    verify_node "$pthread_dir" --threads "$pthread_threads" --frames "$pthread_frames"
+stage "Chromium: web page, $browser_scenes" browser_test
+
+say "wasm stage times"
+status=0
+for i in "${!stage_names[@]}"; do
+    printf '    %-62s %4ss  %s\n' "${stage_names[$i]}" "${stage_seconds[$i]}" "${stage_results[$i]}"
+    [[ ${stage_results[$i]} == ok ]] || status=1
+done
+printf '    %-62s %4ss\n' "total" "$SECONDS"
+exit $status
