@@ -18,6 +18,20 @@
 #define EDDY_FLT_MIN 1.17549435082228750797e-38f
 #define EDDY_FLT_MAX 3.40282346638528859812e+38f
 
+/* printf-style format checking where the compiler has it; nothing elsewhere
+ * (MSVC). MinGW-w64 checks against the C99 printf it links (gnu_printf, which
+ * knows %zu), not the Microsoft one its plain `printf` archetype means. */
+#if defined(__MINGW32__)
+#include <stdio.h> /* defines __MINGW_PRINTF_FORMAT */
+#define EDDY_PRINTF_LIKE(format_index, first_arg) \
+    __attribute__((format(__MINGW_PRINTF_FORMAT, format_index, first_arg)))
+#elif defined(__GNUC__)
+#define EDDY_PRINTF_LIKE(format_index, first_arg) \
+    __attribute__((format(printf, format_index, first_arg)))
+#else
+#define EDDY_PRINTF_LIKE(format_index, first_arg)
+#endif
+
 void eddy_assert_fail(const char *condition, const char *file, int line);
 #define EDDY_ASSERT(c) ((c) ? (void)0 : eddy_assert_fail(#c, __FILE__, __LINE__))
 #ifndef NDEBUG
@@ -381,7 +395,7 @@ void *eddy_partials_reserve(eddy_world *w, size_t bytes);
 /* Hash (hash.c). */
 void eddy_world_hash_compute(eddy_world *w);
 
-void eddy_world_set_error(eddy_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void eddy_world_set_error(eddy_world *w, const char *fmt, ...) EDDY_PRINTF_LIKE(2, 3);
 double eddy_now_ms(void); /* timing only, never in state */
 
 #endif

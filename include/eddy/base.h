@@ -16,7 +16,7 @@
  * is hashed, or how, bumps this number and regenerates every golden file. */
 #define EDDY_HASH_SPEC_VERSION 1
 
-#if defined(EDDY_BUILD_SHARED)
+#if defined(EDDY_BUILD_SHARED) && defined(__GNUC__) && !defined(_WIN32)
 #define EDDY_API __attribute__((visibility("default")))
 #else
 #define EDDY_API

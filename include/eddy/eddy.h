@@ -14,6 +14,7 @@
 #include "hash.h"
 #include "math_functions.h"
 #include "shape.h"
+#include "fpenv.h"
 
 #ifdef __cplusplus
 extern "C" {
