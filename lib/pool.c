@@ -49,15 +49,6 @@
 
 #include <stdatomic.h>
 
-#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64)
-#include <emmintrin.h>
-static inline void cpu_relax(void) { _mm_pause(); }
-#elif defined(__aarch64__)
-static inline void cpu_relax(void) { __asm__ __volatile__("yield" ::: "memory"); }
-#else
-static inline void cpu_relax(void) {}
-#endif
-
 enum {
     CACHE_LINE = 64,
     CLAIMS_PER_WORKER = 4,            /* aim for a few claims per worker per job */
@@ -137,7 +128,7 @@ static bool spinner_step(spinner *s) {
     if (s->yielding) {
         eddy_thread_yield();
     } else {
-        cpu_relax();
+        eddy_cpu_relax();
     }
     if (s->iteration++ % SPIN_CLOCK_EVERY != 0) {
         return true;

@@ -35,6 +35,8 @@ int eddy_cpu_count_online(void);
 int64_t eddy_monotonic_ns(void);
 /* Offer the rest of this thread's time slice to other threads. */
 void eddy_thread_yield(void);
+/* A spin-wait hint to the CPU (x86 pause, arm yield); may do nothing. */
+void eddy_cpu_relax(void);
 
 /* NULL on failure. destroy accepts NULL. */
 eddy_mutex *eddy_mutex_create(void);

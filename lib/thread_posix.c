@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h> /* _mm_pause */
+#endif
 
 struct eddy_mutex {
     pthread_mutex_t handle;
@@ -39,6 +42,14 @@ int64_t eddy_monotonic_ns(void) {
 }
 
 void eddy_thread_yield(void) { sched_yield(); }
+
+#if defined(__x86_64__) || defined(__i386__)
+void eddy_cpu_relax(void) { _mm_pause(); }
+#elif defined(__aarch64__)
+void eddy_cpu_relax(void) { __asm__ __volatile__("yield" ::: "memory"); }
+#else
+void eddy_cpu_relax(void) {}
+#endif
 
 eddy_mutex *eddy_mutex_create(void) {
     eddy_mutex *mutex = malloc(sizeof *mutex);

@@ -45,6 +45,8 @@ int64_t eddy_monotonic_ns(void) {
 
 void eddy_thread_yield(void) { SwitchToThread(); }
 
+void eddy_cpu_relax(void) { YieldProcessor(); } /* pause on x64, yield on arm64 */
+
 eddy_mutex *eddy_mutex_create(void) {
     eddy_mutex *mutex = malloc(sizeof *mutex);
     if (mutex != NULL) {

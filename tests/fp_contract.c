@@ -44,6 +44,7 @@ static const caller_mode k_modes[] = {
     {"round-down", TRAPS | MXCSR_DOWN, MXCSR_UE | MXCSR_PE, FE_DOWNWARD},
     {"round-toward-zero", TRAPS | MXCSR_ZERO, MXCSR_PE, FE_TOWARDZERO},
     {"ftz-daz", TRAPS | MXCSR_FTZ | MXCSR_DAZ, MXCSR_UE, FE_TONEAREST},
+    {"every-trap-inexact-included", 0, 0, FE_TONEAREST}, /* all six unmasked */
 };
 
 static void words_read(fp_words *w) {
@@ -71,7 +72,8 @@ bool fp_contract_traps_supported(void) { return true; }
 
 #elif defined(FP_CONTRACT_ARM)
 enum {
-    FPCR_IOE = 1 << 8, FPCR_DZE = 1 << 9, FPCR_OFE = 1 << 10,
+    FPCR_IOE = 1 << 8, FPCR_DZE = 1 << 9, FPCR_OFE = 1 << 10, FPCR_UFE = 1 << 11,
+    FPCR_IXE = 1 << 12, FPCR_IDE = 1 << 15,
     FPCR_UP = 1 << 22, FPCR_DOWN = 2 << 22, FPCR_ZERO = 3 << 22, FPCR_FZ = 1 << 24,
     FPSR_UFC = 1 << 3, FPSR_IXC = 1 << 4,
     TRAPS = FPCR_IOE | FPCR_DZE | FPCR_OFE,
@@ -81,6 +83,7 @@ static const caller_mode k_modes[] = {
     {"round-down", TRAPS | FPCR_DOWN, FPSR_UFC | FPSR_IXC, FE_DOWNWARD},
     {"round-toward-zero", TRAPS | FPCR_ZERO, FPSR_IXC, FE_TOWARDZERO},
     {"flush-to-zero", TRAPS | FPCR_FZ, FPSR_UFC, FE_TONEAREST},
+    {"every-trap-inexact-included", TRAPS | FPCR_UFE | FPCR_IXE | FPCR_IDE, 0, FE_TONEAREST},
 };
 
 static uint64_t fpcr_read(void) {

@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 /* Caller modes, in the platform's terms; each unmasks invalid, divide-by-zero
- * and overflow traps. */
+ * and overflow traps, the last one every trap, inexact included. */
 int fp_contract_mode_count(void);
 const char *fp_contract_mode_name(int mode);
 /* Whether this platform can unmask FP traps at all (false on WebAssembly,
