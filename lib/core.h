@@ -6,6 +6,7 @@
 #ifndef EDDY_CORE_H
 #define EDDY_CORE_H
 
+#include "fpcheck.h" /* first: refuses non-IEEE float builds */
 #include "eddy/eddy.h"
 #include "eddy/math_functions.h"
 
