@@ -9,7 +9,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 packages=(build-essential cmake pkg-config libxxhash-dev libzstd-dev libcriterion-dev
           libhwloc-dev libpng-dev clang libclang-rt-14-dev zstd
-          qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu)
+          qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
+          gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 wine64)
 
 die() { printf 'setup.sh: error: %s\n' "$*" >&2; exit 1; }
 
