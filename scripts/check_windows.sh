@@ -27,7 +27,10 @@ frames=${EDDY_WINDOWS_FRAMES:-60}
 threads=1,2,4
 jobs=$(nproc 2>/dev/null || echo 2)
 
-step() { printf -- '--> windows: %s\n' "$*"; }
+stage_start=$SECONDS
+step() {
+    printf -- '--> windows: %s (at %d s)\n' "$*" $((SECONDS - stage_start))
+}
 fail() { printf -- '--> windows: FAILED: %s\n' "$*" >&2; exit 1; }
 
 find_wine() {
@@ -83,12 +86,11 @@ golden_checks() {
 }
 
 main() {
-    local start=$SECONDS
     portable_check
     cross_build
     fma_scan
     golden_checks
-    step "passed in $((SECONDS - start)) s"
+    step "passed"
 }
 
 main "$@"
