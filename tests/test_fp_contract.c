@@ -24,9 +24,9 @@ static void check_all_scenes(int workers) {
     }
 }
 
-Test(fp_contract, every_scene_one_worker, .timeout = 120) { check_all_scenes(1); }
+Test(fp_contract, every_scene_one_worker, .timeout = 900) { check_all_scenes(1); }
 
-Test(fp_contract, every_scene_three_workers, .timeout = 120) { check_all_scenes(3); }
+Test(fp_contract, every_scene_three_workers, .timeout = 900) { check_all_scenes(3); }
 
 /* The check itself can fail: a caller mode that the step is not given back
  * (here: flags changed behind the step's back) is reported. */
