@@ -262,7 +262,8 @@ static inline int chunk_count(int count, int chunk_size) {
 typedef void combine_fn(void *dst, const void *src);
 void eddy_reduce_tree(task_system *ts, void *partials, int n, size_t elem_size, combine_fn *combine);
 
-/* FP environment (fpenv.c). */
+/* FP environment: one back end per ISA (fpenv_x86_64.c, fpenv_aarch64.c);
+ * what the mode word holds: lib/fpenv.c. */
 uint32_t eddy_fpenv_canonical(bool flush_denormals);
 uint32_t eddy_fpenv_get(void);
 void eddy_fpenv_set(uint32_t mode);
