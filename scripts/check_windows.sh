@@ -69,7 +69,9 @@ fma_scan() {
 }
 
 wine_run() {
-    env -u DISPLAY WINEDEBUG=-all WINEPREFIX="$PWD/$dir/wineprefix" \
+    local prefix=$dir/wineprefix
+    [[ $prefix == /* ]] || prefix=$PWD/$prefix
+    env -u DISPLAY WINEDEBUG=-all WINEPREFIX="$prefix" \
         WINEDLLOVERRIDES="mscoree,mshtml=" timeout 600 "$wine" "$@"
 }
 
