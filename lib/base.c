@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Status names, the assert hook, version and the timing clock. */
 #include "core.h"
+#include "thread.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +45,4 @@ void eddy_assert_fail(const char *condition, const char *file, int line) {
 
 const char *eddy_version_string(void) { return EDDY_VERSION_STRING; }
 
-double eddy_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
+double eddy_now_ms(void) { return (double)eddy_monotonic_ns() * 1e-6; }

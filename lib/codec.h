@@ -60,7 +60,7 @@ void eddy_wire_reader_init(wire_reader *r, const void *data, size_t size, const 
                       char *message, size_t message_size);
 /* Record the first error (later ones are ignored). */
 void eddy_wire_fail(wire_reader *r, eddy_status status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    EDDY_PRINTF_LIKE(3, 4);
 static inline bool wire_ok(const wire_reader *r) { return r->status == EDDY_OK; }
 static inline size_t wire_remaining(const wire_reader *r) { return r->size - r->pos; }
 /* True if n more bytes are there; else fails with TRUNCATED naming field. */

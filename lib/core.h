@@ -7,6 +7,7 @@
 #ifndef EDDY_CORE_H
 #define EDDY_CORE_H
 
+#include "fpcheck.h" /* first: refuses non-IEEE float builds */
 #include "eddy/eddy.h"
 #include "eddy/math_functions.h"
 #include "eddy/view.h"
@@ -19,6 +20,20 @@
 #define EDDY_FLT_EPSILON 1.1920928955078125e-07f
 #define EDDY_FLT_MIN 1.17549435082228750797e-38f
 #define EDDY_FLT_MAX 3.40282346638528859812e+38f
+
+/* printf-style format checking where the compiler has it; nothing elsewhere
+ * (MSVC). MinGW-w64 checks against the C99 printf it links (gnu_printf, which
+ * knows %zu), not the Microsoft one its plain `printf` archetype means. */
+#if defined(__MINGW32__)
+#include <stdio.h> /* defines __MINGW_PRINTF_FORMAT */
+#define EDDY_PRINTF_LIKE(format_index, first_arg) \
+    __attribute__((format(__MINGW_PRINTF_FORMAT, format_index, first_arg)))
+#elif defined(__GNUC__)
+#define EDDY_PRINTF_LIKE(format_index, first_arg) \
+    __attribute__((format(printf, format_index, first_arg)))
+#else
+#define EDDY_PRINTF_LIKE(format_index, first_arg)
+#endif
 
 void eddy_assert_fail(const char *condition, const char *file, int line);
 #define EDDY_ASSERT(c) ((c) ? (void)0 : eddy_assert_fail(#c, __FILE__, __LINE__))
@@ -257,8 +272,10 @@ static inline int chunk_count(int count, int chunk_size) {
 typedef void combine_fn(void *dst, const void *src);
 void eddy_reduce_tree(task_system *ts, void *partials, int n, size_t elem_size, combine_fn *combine);
 
-/* FP environment (fpenv.c; lib/fpenv_wasm.c on WebAssembly, whose one mode
- * keeps denormals: a world asking to flush them is refused there). */
+/* FP environment: one back end per ISA (fpenv_x86_64.c, fpenv_aarch64.c);
+ * what the mode word holds: lib/fpenv.c.
+ * WebAssembly (fpenv_wasm.c) has one mode, which keeps denormals: a world
+ * asking to flush them is refused there. */
 #if defined(__wasm__)
 #define EDDY_FPENV_CAN_FLUSH 0
 #else
@@ -397,7 +414,7 @@ void *eddy_partials_reserve(eddy_world *w, size_t bytes);
 /* Hash (hash.c). */
 void eddy_world_hash_compute(eddy_world *w);
 
-void eddy_world_set_error(eddy_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void eddy_world_set_error(eddy_world *w, const char *fmt, ...) EDDY_PRINTF_LIKE(2, 3);
 double eddy_now_ms(void); /* timing only, never in state */
 
 #endif

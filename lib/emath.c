@@ -96,8 +96,9 @@ static inline float u2f(uint32_t u) {
     return x;
 }
 
+/* Outside the enum: ISO C enumerators are ints (MSVC makes it wrap to INT_MIN). */
+#define SIGN_MASK UINT32_C(0x80000000)
 enum {
-    SIGN_MASK = 0x80000000u,
     ABS_MASK = 0x7fffffffu,
     EXP_FIELD = 0x7f800000u, /* +inf */
     MANT_MASK = 0x007fffffu,

@@ -30,7 +30,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#if !defined(__BYTE_ORDER__) || !defined(__ORDER_LITTLE_ENDIAN__) || !defined(__ORDER_BIG_ENDIAN__)
+#if defined(_WIN32) /* every Windows target is little-endian; MSVC has no __BYTE_ORDER__ */
+#define HASH_HOST_LITTLE_ENDIAN 1
+#elif !defined(__BYTE_ORDER__) || !defined(__ORDER_LITTLE_ENDIAN__) || !defined(__ORDER_BIG_ENDIAN__)
 #error "eddy hash: cannot detect byte order (__BYTE_ORDER__ undefined)"
 #elif __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HASH_HOST_LITTLE_ENDIAN 1
@@ -121,7 +123,7 @@ static void update_words32(XXH3_state_t *state, const void *words, size_t n) {
         for (size_t i = 0; i < m; ++i) {
             uint32_t v;
             memcpy(&v, src + 4 * i, 4);
-            swapped[i] = __builtin_bswap32(v);
+            swapped[i] = (v >> 24) | ((v >> 8) & 0xFF00u) | ((v & 0xFF00u) << 8) | (v << 24);
         }
         XXH3_64bits_update(state, swapped, m * 4);
         src += 4 * m;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The built-in worker pool: persistent pthreads behind eddy's task interface.
+/* The built-in worker pool: persistent threads behind eddy's task interface.
+ *
+ * Portable: threads, locks, clocks and aligned memory come from lib/thread.h
+ * (thread_posix.c or thread_win32.c, chosen by the build).
  *
  * Design note.
  *
@@ -31,7 +34,7 @@
  * done == item_count, after which nobody touches the job's context.
  *
  * Idling. Waiting threads spin on the claim word, first with a CPU pause and
- * then with sched_yield (so that 16 workers on 2 cores still let the busy ones
+ * then with a thread yield (so that 16 workers on 2 cores still let the busy ones
  * run), for a bounded time; then they sleep on a condition variable, so an idle
  * pool uses no CPU. Progress never depends on a wake-up: the finishing thread
  * can run every item alone. Wake-ups only add helpers, and fan out: enqueue
@@ -42,25 +45,10 @@
  * atomics (`finisher_waiting` against `done`) and signal under the mutex.
  *
  * Nothing here is floating point: counters are C11 integer atomics. */
-#define _POSIX_C_SOURCE 200809L
-
 #include "core.h"
+#include "thread.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <emmintrin.h>
-static inline void cpu_relax(void) { _mm_pause(); }
-#elif defined(__aarch64__)
-static inline void cpu_relax(void) { __asm__ __volatile__("yield" ::: "memory"); }
-#else
-static inline void cpu_relax(void) {}
-#endif
 
 enum {
     CACHE_LINE = 64,
@@ -101,17 +89,17 @@ struct eddy_pool {
     atomic_int sleepers;
     atomic_bool stop;
     /* Cold. */
-    _Alignas(CACHE_LINE) pthread_mutex_t lock; /* guards the sleeps below */
-    pthread_cond_t wake;                       /* new generation or stop */
-    pthread_cond_t caller_wake;                /* job done, or a worker started */
+    _Alignas(CACHE_LINE) eddy_mutex *lock;     /* guards the sleeps below */
+    eddy_cond *wake;                           /* new generation or stop */
+    eddy_cond *caller_wake;                    /* job done, or a worker started */
     int started;                               /* workers past worker_start (lock) */
-    pthread_mutex_t job_lock;                  /* held from enqueue to finish */
+    eddy_mutex *job_lock;                      /* held from enqueue to finish */
     int worker_count;
     int thread_count;                          /* threads created */
     eddy_worker_start_fn *worker_start;
     void *worker_start_context;
     int64_t pause_ns;                          /* spinner pause phase */
-    pthread_t threads[EDDY_MAX_WORKERS];
+    eddy_thread *threads[EDDY_MAX_WORKERS];
     worker_arg args[EDDY_MAX_WORKERS];
 };
 
@@ -125,14 +113,8 @@ static _Thread_local pool_frame current_frame;
 
 /* ---------------------------------------------------------------- helpers */
 
-static int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* A bounded spin: CPU pauses for the first pause_ns (the gap between a step's
- * loops is usually shorter), then sched_yield so that other threads, ours when
+ * loops is usually shorter), then a yield so that other threads, ours when
  * oversubscribed, can run, until budget_ns is spent. */
 typedef struct spinner {
     int iteration;
@@ -145,14 +127,14 @@ typedef struct spinner {
 /* One step of the spin. Returns false once the budget is spent. */
 static bool spinner_step(spinner *s) {
     if (s->yielding) {
-        sched_yield();
+        eddy_thread_yield();
     } else {
-        cpu_relax();
+        eddy_cpu_relax();
     }
     if (s->iteration++ % SPIN_CLOCK_EVERY != 0) {
         return true;
     }
-    int64_t t = now_ns();
+    int64_t t = eddy_monotonic_ns();
     if (s->start_ns == 0) {
         s->start_ns = t;
     }
@@ -183,9 +165,9 @@ static void claimed_range_run(eddy_pool *pool, uint32_t remaining, uint32_t take
     range_run(pool, pool->task, pool->task_context, start, start + (int)take, worker_index);
     int done = atomic_fetch_add(&pool->done, (int)take) + (int)take;
     if (done == count && atomic_load(&pool->finisher_waiting) != 0) {
-        pthread_mutex_lock(&pool->lock);
-        pthread_cond_broadcast(&pool->caller_wake);
-        pthread_mutex_unlock(&pool->lock);
+        eddy_mutex_lock(pool->lock);
+        eddy_cond_broadcast(pool->caller_wake);
+        eddy_mutex_unlock(pool->lock);
     }
 }
 
@@ -218,15 +200,15 @@ static void workers_wake(eddy_pool *pool, int count) {
     if (sleepers == 0 || count <= 0) {
         return;
     }
-    pthread_mutex_lock(&pool->lock);
+    eddy_mutex_lock(pool->lock);
     if (count >= sleepers) {
-        pthread_cond_broadcast(&pool->wake);
+        eddy_cond_broadcast(pool->wake);
     } else {
         for (int i = 0; i < count; ++i) {
-            pthread_cond_signal(&pool->wake);
+            eddy_cond_signal(pool->wake);
         }
     }
-    pthread_mutex_unlock(&pool->lock);
+    eddy_mutex_unlock(pool->lock);
 }
 
 /* Claims still open in the published job (a snapshot; it may already be stale). */
@@ -266,33 +248,33 @@ static wait_result job_wait(eddy_pool *pool, uint32_t seen) {
         }
     } while (spinner_step(&spin));
 
-    pthread_mutex_lock(&pool->lock);
+    eddy_mutex_lock(pool->lock);
     atomic_fetch_add(&pool->sleepers, 1);
     while (!atomic_load(&pool->stop) && !job_published(pool, seen)) {
-        pthread_cond_wait(&pool->wake, &pool->lock);
+        eddy_cond_wait(pool->wake, pool->lock);
     }
     atomic_fetch_sub(&pool->sleepers, 1);
     bool stopping = atomic_load(&pool->stop);
-    pthread_mutex_unlock(&pool->lock);
+    eddy_mutex_unlock(pool->lock);
     return stopping ? WAIT_STOP : WAIT_SLEPT;
 }
 
-static void *worker_main(void *arg) {
+static void worker_main(void *arg) {
     const worker_arg *self = arg;
     eddy_pool *pool = self->pool;
     if (pool->worker_start != NULL) {
         pool->worker_start(self->worker_index, pool->worker_start_context);
     }
-    pthread_mutex_lock(&pool->lock);
+    eddy_mutex_lock(pool->lock);
     pool->started += 1;
-    pthread_cond_broadcast(&pool->caller_wake);
-    pthread_mutex_unlock(&pool->lock);
+    eddy_cond_broadcast(pool->caller_wake);
+    eddy_mutex_unlock(pool->lock);
 
     uint32_t seen = 0;
     for (;;) {
         wait_result waited = job_wait(pool, seen);
         if (waited == WAIT_STOP) {
-            return NULL;
+            return;
         }
         if (waited == WAIT_SLEPT) {
             helpers_wake(pool);
@@ -311,7 +293,7 @@ eddy_pool_def eddy_pool_def_default(void) {
 
 static eddy_pool *pool_alloc(const eddy_pool_def *def) {
     size_t size = (sizeof(eddy_pool) + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
-    eddy_pool *pool = aligned_alloc(CACHE_LINE, size);
+    eddy_pool *pool = eddy_aligned_alloc(CACHE_LINE, size);
     if (pool == NULL) {
         return NULL;
     }
@@ -323,7 +305,7 @@ static eddy_pool *pool_alloc(const eddy_pool_def *def) {
     atomic_init(&pool->sleepers, 0);
     atomic_init(&pool->stop, false);
     pool->worker_count = def->worker_count;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN); /* a spin hint only, never a thread count */
+    int cpus = eddy_cpu_count_online(); /* a spin hint only, never a thread count */
     bool fits = cpus < 1 || def->worker_count <= cpus;
     pool->pause_ns = fits ? SPIN_PAUSE_NS : SPIN_PAUSE_OVERSUBSCRIBED_NS;
     pool->worker_start = def->worker_start;
@@ -332,39 +314,40 @@ static eddy_pool *pool_alloc(const eddy_pool_def *def) {
 }
 
 static bool pool_sync_init(eddy_pool *pool) {
-    int failed = 0;
-    failed |= pthread_mutex_init(&pool->lock, NULL);
-    failed |= pthread_mutex_init(&pool->job_lock, NULL);
-    failed |= pthread_cond_init(&pool->wake, NULL);
-    failed |= pthread_cond_init(&pool->caller_wake, NULL);
-    return failed == 0;
+    pool->lock = eddy_mutex_create();
+    pool->job_lock = eddy_mutex_create();
+    pool->wake = eddy_cond_create();
+    pool->caller_wake = eddy_cond_create();
+    return pool->lock != NULL && pool->job_lock != NULL && pool->wake != NULL &&
+           pool->caller_wake != NULL;
 }
 
 static void pool_sync_destroy(eddy_pool *pool) {
-    pthread_cond_destroy(&pool->caller_wake);
-    pthread_cond_destroy(&pool->wake);
-    pthread_mutex_destroy(&pool->job_lock);
-    pthread_mutex_destroy(&pool->lock);
+    eddy_cond_destroy(pool->caller_wake);
+    eddy_cond_destroy(pool->wake);
+    eddy_mutex_destroy(pool->job_lock);
+    eddy_mutex_destroy(pool->lock);
 }
 
 /* Ask every created thread to leave, join them, free everything. */
 static void pool_teardown(eddy_pool *pool) {
     atomic_store(&pool->stop, true);
-    pthread_mutex_lock(&pool->lock);
-    pthread_cond_broadcast(&pool->wake);
-    pthread_mutex_unlock(&pool->lock);
+    eddy_mutex_lock(pool->lock);
+    eddy_cond_broadcast(pool->wake);
+    eddy_mutex_unlock(pool->lock);
     for (int i = 0; i < pool->thread_count; ++i) {
-        pthread_join(pool->threads[i], NULL);
+        eddy_thread_join(pool->threads[i]);
     }
     pool_sync_destroy(pool);
-    free(pool);
+    eddy_aligned_free(pool);
 }
 
 static bool threads_start(eddy_pool *pool) {
     for (int index = 1; index < pool->worker_count; ++index) {
         worker_arg *arg = &pool->args[pool->thread_count];
         *arg = (worker_arg){pool, index};
-        if (pthread_create(&pool->threads[pool->thread_count], NULL, worker_main, arg) != 0) {
+        pool->threads[pool->thread_count] = eddy_thread_start(worker_main, arg);
+        if (pool->threads[pool->thread_count] == NULL) {
             return false;
         }
         pool->thread_count += 1;
@@ -374,11 +357,11 @@ static bool threads_start(eddy_pool *pool) {
 
 /* Return once every worker has run its worker_start hook. */
 static void threads_wait_started(eddy_pool *pool) {
-    pthread_mutex_lock(&pool->lock);
+    eddy_mutex_lock(pool->lock);
     while (pool->started < pool->thread_count) {
-        pthread_cond_wait(&pool->caller_wake, &pool->lock);
+        eddy_cond_wait(pool->caller_wake, pool->lock);
     }
-    pthread_mutex_unlock(&pool->lock);
+    eddy_mutex_unlock(pool->lock);
 }
 
 eddy_status eddy_pool_create(const eddy_pool_def *def, eddy_pool **out) {
@@ -394,7 +377,8 @@ eddy_status eddy_pool_create(const eddy_pool_def *def, eddy_pool **out) {
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
     if (!pool_sync_init(pool)) {
-        free(pool);
+        pool_sync_destroy(pool);
+        eddy_aligned_free(pool);
         return EDDY_ERROR_THREAD;
     }
     if (!threads_start(pool)) {
@@ -450,11 +434,11 @@ void *eddy_pool_enqueue(eddy_task_fn *task, int item_count, int min_range, void 
         task(0, item_count, current_frame.worker_index, task_context);
         return NULL;
     }
-    pthread_mutex_lock(&pool->job_lock);
+    eddy_mutex_lock(pool->job_lock);
     int claim_size = claim_size_for(pool, item_count, min_range);
     if (pool->worker_count == 1 || item_count <= claim_size) {
         range_run(pool, task, task_context, 0, item_count, 0);
-        pthread_mutex_unlock(&pool->job_lock);
+        eddy_mutex_unlock(pool->job_lock);
         return NULL;
     }
     job_publish(pool, task, item_count, claim_size, task_context);
@@ -472,13 +456,13 @@ static void job_wait_done(eddy_pool *pool) {
         }
     } while (spinner_step(&spin));
 
-    pthread_mutex_lock(&pool->lock);
+    eddy_mutex_lock(pool->lock);
     atomic_store(&pool->finisher_waiting, 1);
     while (atomic_load(&pool->done) != count) {
-        pthread_cond_wait(&pool->caller_wake, &pool->lock);
+        eddy_cond_wait(pool->caller_wake, pool->lock);
     }
     atomic_store(&pool->finisher_waiting, 0);
-    pthread_mutex_unlock(&pool->lock);
+    eddy_mutex_unlock(pool->lock);
 }
 
 void eddy_pool_finish(void *user_task, void *user_pool) {
@@ -486,5 +470,5 @@ void eddy_pool_finish(void *user_task, void *user_pool) {
     EDDY_ASSERT(pool != NULL && user_task == pool);
     job_drain(pool, 0);
     job_wait_done(pool);
-    pthread_mutex_unlock(&pool->job_lock);
+    eddy_mutex_unlock(pool->job_lock);
 }

@@ -68,7 +68,7 @@ static inline float plane_distance(const eddy_plane *p, vec3 q) {
 }
 
 /* ---------------------------------------------------------------- messages */
-__attribute__((format(printf, 4, 5))) static eddy_status report(char *message, size_t size,
+EDDY_PRINTF_LIKE(4, 5) static eddy_status report(char *message, size_t size,
                                                                 eddy_status status,
                                                                 const char *format, ...) {
     if (message != NULL && size > 0) {

@@ -541,13 +541,19 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
     if (w->error[0] == '!') return EDDY_ERROR_OUT_OF_MEMORY;  /* a failed step poisons the world */
     const eddy_input none = {0};
     const eddy_input *in = input ? input : &none;
-    eddy_status s = input_validate(w, in);
-    if (s != EDDY_OK) return s;
 
-    /* Everything, timing included, runs in the canonical mode, so the
-     * caller's mode and exception flags come back untouched. */
+    /* Everything, input validation and timing included, runs in the
+     * canonical mode, so the caller's mode and exception flags come back
+     * untouched and no caller trap can fire (validating a body's quaternion
+     * computes its norm: in the caller's mode it raised inexact, and could
+     * overflow into an unmasked trap or round differently). */
     const uint32_t caller_mode = eddy_fpenv_get();
     eddy_fpenv_set(w->tasks.fp_canonical);
+    eddy_status s = input_validate(w, in);
+    if (s != EDDY_OK) {
+        eddy_fpenv_set(caller_mode);
+        return s;
+    }
     const double t0 = eddy_now_ms();
     memset(&w->profile, 0, sizeof w->profile);
 

@@ -9,11 +9,12 @@
  *
  * Everything here (building, populating, scripted inputs) runs in the default
  * FP environment (round to nearest, no flushing) whatever the caller's is:
- * fesetenv(FE_DFL_ENV) around each entry point, so a scene's initial state
- * and inputs never depend on the caller's FP mode. */
+ * eddy_fp_set_ieee_default around each entry point, so a scene's initial
+ * state and inputs never depend on the caller's FP mode, and the caller gets
+ * its mode and flags back. eddy's own call, not <fenv.h>: MinGW-w64's
+ * fesetenv(FE_DFL_ENV) resets only the x87 unit, leaving SSE as it was. */
 #include "scenes_internal.h"
 
-#include <fenv.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,11 +168,10 @@ static eddy_status scene_create_in_default_env(const char *name, const eddy_worl
                                                eddy_world **out);
 
 eddy_status eddy_scene_create(const char *name, const eddy_world_def *base, eddy_world **out) {
-    fenv_t saved;
-    fegetenv(&saved);
-    fesetenv(FE_DFL_ENV);
+    const eddy_fp_saved saved = eddy_fp_save();
+    eddy_fp_set_ieee_default();
     const eddy_status status = scene_create_in_default_env(name, base, out);
-    fesetenv(&saved);
+    eddy_fp_restore(saved);
     return status;
 }
 
@@ -205,11 +205,10 @@ const eddy_input *eddy_scene_input_for(const char *name, int64_t frame, eddy_sce
     const scene_entry *e = scene_entry_find(name);
     if (e == NULL || e->input == NULL || out == NULL) return NULL;
     memset(out, 0, sizeof *out);
-    fenv_t saved;
-    fegetenv(&saved);
-    fesetenv(FE_DFL_ENV);
+    const eddy_fp_saved saved = eddy_fp_save();
+    eddy_fp_set_ieee_default();
     const eddy_input *in = e->input(frame, out);
-    fesetenv(&saved);
+    eddy_fp_restore(saved);
     return in;
 }
 

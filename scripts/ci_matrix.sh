@@ -163,7 +163,7 @@ aarch64_build() {
     local dir=$ci_root/aarch64
     cmake -S verify -B "$dir" --log-level=WARNING -DCMAKE_BUILD_TYPE=Release \
         -DEDDY_WERROR="$werror" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmake" &&
-        cmake --build "$dir" -j "$jobs" --target eddy-verify
+        cmake --build "$dir" -j "$jobs" --target eddy-verify eddy-fp-contract
 }
 
 aarch64_check() {
@@ -171,6 +171,15 @@ aarch64_check() {
     fma_scan aarch64-linux-gnu-objdump "$dir/eddy/libeddy.a" "$dir/eddy-verify" || return 1
     run_verify_qemu "$dir/eddy-verify" --scene "$aarch64_scenes" --frames "$aarch64_frames" \
         --threads "$aarch64_threads" --hostile-fp
+}
+
+# The FP contract (docs/determinism.md) on aarch64: FPCR and FPSR of the caller
+# unchanged by a step and a hash, every scene and caller mode, 3 workers.
+# qemu ignores FP trap enables, so there it checks modes and flags only.
+aarch64_fp_contract() {
+    local binary=$ci_root/aarch64/eddy-fp-contract
+    [[ -x $binary ]] || { echo "no executable $binary (did the build fail?)"; return 1; }
+    qemu-aarch64 -L /usr/aarch64-linux-gnu "$binary" --frames 1 --threads 3
 }
 
 run_verify_qemu() {
@@ -235,7 +244,8 @@ gcc ASan+UBSan  every scene, $slow_frames frames, workers {$extra_threads}, host
 gcc -march=native -O3: every scene, $extra_frames frames, workers {$extra_threads}, hostile FP
 FMA check       objdump of libeddy.a and eddy-verify (main and -march=native builds, aarch64)
 aarch64         cross gcc, no hwloc, under qemu-aarch64: $aarch64_scenes,
-                $aarch64_frames frames, workers {$aarch64_threads}, hostile FP
+                $aarch64_frames frames, workers {$aarch64_threads}, hostile FP;
+                FP contract (eddy-fp-contract): every scene and caller mode, 3 workers
 --full adds     gcc -O0, clang -O3, clang -march=native (+FMA check), clang ASan+UBSan:
                 every scene and frame, workers {1,4}
 EOF
@@ -268,6 +278,7 @@ main() {
     stage "FMA check (gcc, gcc -march=native)" fma_check_x86
     stage "build aarch64 (no hwloc)" aarch64_build
     stage "verify aarch64 under qemu" aarch64_check
+    stage "FP contract aarch64 under qemu" aarch64_fp_contract
     ((full)) && full_variant_stages
     print_times
     local r

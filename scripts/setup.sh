@@ -11,7 +11,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 packages=(build-essential cmake pkg-config libxxhash-dev libzstd-dev libcriterion-dev
           libhwloc-dev libpng-dev clang libclang-rt-14-dev zstd
           qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
-          emscripten nodejs chromium python3)
+          emscripten nodejs chromium python3
+          gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 wine64)
 # xmllint: the cli_conventions test validates eddy-verify's JUnit XML with it.
 packages+=(libxml2-utils)
 # npm: Debian's package, unless an npm is already there (a nodejs from another

@@ -83,11 +83,20 @@ run_fuzz() {
         fail "scripts/fuzz_replay.sh"
 }
 
+# Windows x64: MinGW-w64 cross build run under wine against the same goldens,
+# the FP contract check, and the portable-C check (scripts/check_windows.sh).
+run_windows() {
+    step "Windows x64 under wine (scripts/check_windows.sh)"
+    EDDY_WERROR="$werror" EDDY_WINDOWS_BUILD_DIR="$build_dir-mingw" bash scripts/check_windows.sh ||
+        fail "scripts/check_windows.sh"
+}
+
 main() {
     setup_packages
     build_release
     run_ctest
     check_install
+    run_windows
     run_determinism_matrix
     run_denormals
     run_wasm

@@ -23,6 +23,19 @@
 
 #include <stdio.h>
 
+/* A monotonic clock for timing lines only (verify_clock_posix.c or
+ * verify_clock_win32.c, chosen by the build). */
+double verify_monotonic_seconds(void);
+
+/* printf format checking; MinGW-w64 links a C99 printf (gnu_printf, %zu). */
+#if defined(__MINGW32__)
+#define VERIFY_PRINTF_LIKE(f, a) __attribute__((format(__MINGW_PRINTF_FORMAT, f, a)))
+#elif defined(__GNUC__)
+#define VERIFY_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define VERIFY_PRINTF_LIKE(f, a)
+#endif
+
 /* Exit codes (docs/verify.md). */
 enum {
     VERIFY_EXIT_OK = 0,        /* every run matched */

@@ -87,7 +87,7 @@ const char *verify_denormals_name(verify_denormals denormals) {
     return "?";
 }
 
-static int usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *format, ...) VERIFY_PRINTF_LIKE(1, 2);
 
 static int usage_error(const char *format, ...) {
     va_list args;

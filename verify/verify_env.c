@@ -10,7 +10,10 @@
  * - Pinning the stepping thread is sticky, and pool threads inherit their
  *   creator's affinity: an "unpinned" run after a pinned one would otherwise
  *   run every thread on PU 0. So the stepping thread's affinity at start-up
- *   is saved and restored after every run, and so is its FP environment.
+ *   is saved and restored after every run, and so is its FP environment:
+ *   the whole <fenv.h> environment (x87 included) and, through eddy's own
+ *   eddy_fp_save/eddy_fp_restore, the SSE/FPCR word exactly, since C
+ *   libraries differ in what fesetenv restores (MinGW-w64).
  * - Built with EDDY_VERIFY_NO_PIN (the aarch64 cross build, no hwloc), only
  *   "none" exists; asking for more is refused when the environment is made.
  * - The hostile mode (round toward zero, denormals flushed) is the opposite of
@@ -41,6 +44,7 @@ typedef struct verify_hook {
 
 struct verify_env {
     fenv_t fp;            /* the stepping thread's FP environment at start-up */
+    eddy_fp_saved fp_word; /* and eddy's view of it (MXCSR, FPCR + FPSR) */
     verify_hook hook;     /* lives as long as the env: pool threads read it */
 #if !defined(EDDY_VERIFY_NO_PIN)
     eddy_pinner *pinners[VERIFY_MAX_PINS];  /* by verify_pin; none stays NULL */
@@ -102,6 +106,7 @@ verify_env *verify_env_create(const verify_pin *pins, int pin_count, char *messa
         return NULL;
     }
     fegetenv(&env->fp);
+    env->fp_word = eddy_fp_save();
 #if !defined(EDDY_VERIFY_NO_PIN)
     if (!env_load_pinners(env, pins, pin_count, message, message_size)) {
         verify_env_destroy(env);
@@ -148,6 +153,7 @@ void verify_env_configure(verify_env *env, eddy_world_def *def, int workers, ver
 
 void verify_env_end_run(verify_env *env) {
     fesetenv(&env->fp);
+    eddy_fp_restore(env->fp_word);
 #if !defined(EDDY_VERIFY_NO_PIN)
     if (env->pinned_run && env->have_affinity)
         sched_setaffinity(0, sizeof env->affinity, &env->affinity);

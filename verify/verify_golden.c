@@ -42,7 +42,7 @@ void verify_golden_free(verify_golden *g) {
     g->trace = NULL;
 }
 
-static int golden_fail(golden_reader *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static int golden_fail(golden_reader *r, const char *format, ...) VERIFY_PRINTF_LIKE(2, 3);
 
 /* "path:line: message"; always returns VERIFY_EXIT_BAD_FILE. */
 static int golden_fail(golden_reader *r, const char *format, ...) {

@@ -38,11 +38,7 @@ struct verify_report {
     double last_progress;
 };
 
-static double monotonic_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+static double monotonic_seconds(void) { return verify_monotonic_seconds(); }
 
 static void print_list_int(FILE *out, const int *values, int count) {
     for (int i = 0; i < count; ++i) fprintf(out, "%s%d", i > 0 ? "," : "", values[i]);

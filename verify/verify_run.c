@@ -34,11 +34,7 @@ typedef struct run_loop {
     void *progress_context;
 } run_loop;
 
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+static double now_seconds(void) { return verify_monotonic_seconds(); }
 
 static eddy_status run_create(verify_env *env, const verify_run_config *c, eddy_world **out) {
     eddy_world_def base = eddy_world_def_default();

@@ -22,8 +22,9 @@
  * -fvisibility=hidden, so a shared build exports the API and nothing more,
  * and a static library linked into a game's own shared object keeps eddy's
  * internals hidden there too. Every symbol the libraries define, hidden or
- * not, starts with eddy_ (a test runs nm on the built libraries). */
-#if defined(__GNUC__) || defined(__clang__)
+ * not, starts with eddy_ (a test runs nm on the built libraries).
+ * (Windows builds are static: PE has no visibility attribute.) */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
 #define EDDY_API __attribute__((visibility("default")))
 #else
 #define EDDY_API

@@ -15,6 +15,7 @@
 #include "hash.h"
 #include "math_functions.h"
 #include "shape.h"
+#include "fpenv.h"
 #include "view.h"
 
 #ifdef __cplusplus

@@ -5,7 +5,8 @@
  * a fixed number of chunks (a constant of the algorithm, independent of the
  * worker count) and handed to a task system. A game plugs in its own job
  * system through eddy_enqueue_task_fn / eddy_finish_task_fn, or uses the
- * built-in pthread pool below, which exposes exactly the same two functions.
+ * built-in pool below (pthreads or Win32 threads), which exposes exactly the
+ * same two functions.
  * Results are bit-identical for any worker count and any scheduling order. */
 #ifndef EDDY_TASK_H
 #define EDDY_TASK_H
