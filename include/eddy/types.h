@@ -9,6 +9,31 @@
 extern "C" {
 #endif
 
+/* ------------------------------------------------------------ ranges
+ * What validation accepts. Values outside these ranges are refused before
+ * anything changes: EDDY_ERROR_INVALID_DEF for a world, body or emitter
+ * definition (also when given through an EDDY_BODY_CREATE or
+ * EDDY_EMITTER_CREATE command), EDDY_ERROR_INVALID_ARGUMENT for particles and
+ * other input values, EDDY_ERROR_NAN for a NaN or infinity anywhere; the
+ * message names the field (and the particle or command index). The ranges
+ * keep every product the step forms inside the float range; they do not
+ * promise a stable simulation (a huge viscosity or speed can still blow up a
+ * scene, which the step then reports: see eddy_world_step). */
+#define EDDY_MAX_COORDINATE 1.0e6f      /* |x|, |y|, |z| of any position, m */
+#define EDDY_MAX_SPEED 1.0e4f           /* |component| of a velocity or of wind, m/s */
+#define EDDY_MAX_VORTICITY 1.0e6f       /* |component| of a vorticity or angular velocity, 1/s */
+#define EDDY_MAX_DENSITY_DEVIATION 1.0e4f /* |rho'| of particles and emitters, kg/m^3 */
+#define EDDY_MAX_ACCELERATION 1.0e4f    /* |component| of gravity, m/s^2 */
+#define EDDY_MAX_DIFFUSIVITY 1.0e3f     /* viscosity and density_diffusivity, m^2/s */
+#define EDDY_MAX_GAIN 1.0e3f            /* |stretch_gain|, |spin_gain| */
+#define EDDY_MIN_MASS 1.0e-6f           /* body mass range, kg */
+#define EDDY_MAX_MASS 1.0e12f
+#define EDDY_MAX_TEMPERATURE 1.0e6f     /* body and ambient temperature in (0, this], K */
+#define EDDY_MIN_HEAT_CAPACITY 1.0e-3f  /* body heat capacity range, J/K */
+#define EDDY_MAX_HEAT_CAPACITY 1.0e15f
+#define EDDY_MAX_CONDUCTIVITY 1.0e9f    /* body thermal conductivity in [0, this] */
+#define EDDY_MAX_FORCE 1.0e15f          /* |component| of an input force, torque or impulse */
+
 typedef enum eddy_velocity_method {
     /* Treecode over nested grids evaluated at velocity-grid points (default). */
     EDDY_VELOCITY_TREECODE = 0,
@@ -130,7 +155,10 @@ typedef struct eddy_body_def {
     int internal_value;        /* set by eddy_body_def_default */
 } eddy_body_def;
 
-/* Generation-checked handle; index1 == 0 means null. */
+/* Generation-checked handle; index1 == 0 means null. A slot's generation
+ * grows by one per body created in it; a slot whose generation reached 65535
+ * is retired when that body is destroyed (never reused), so a stale id can
+ * never name a later body. */
 typedef struct eddy_body_id {
     int32_t index1;   /* slot + 1 */
     uint16_t generation;
@@ -178,7 +206,8 @@ typedef struct eddy_emitter_def {
     bool enabled;
 } eddy_emitter_def;
 
-/* Generation-checked handle; 0 (index1 == 0) means null. */
+/* Generation-checked handle; 0 (index1 == 0) means null. Slots are retired
+ * after 65535 generations, as for bodies. */
 typedef struct eddy_emitter_id {
     int32_t index1;   /* slot + 1 */
     uint16_t generation;
@@ -188,7 +217,7 @@ typedef enum eddy_emitter_command_type {
     EDDY_EMITTER_ENABLE = 1,
     EDDY_EMITTER_DISABLE = 2,
     EDDY_EMITTER_SET_RATES = 3,  /* vorton_rate, tracer_rate */
-    EDDY_EMITTER_BURST = 4,      /* emit count vortons and count2 tracers now */
+    EDDY_EMITTER_BURST = 4,      /* emit vorton_count vortons and tracer_count tracers now */
     EDDY_EMITTER_MOVE = 5,       /* position */
     EDDY_EMITTER_CREATE = 6,     /* def; the id is reported by eddy_world_created_emitters */
     EDDY_EMITTER_DESTROY = 7,
