@@ -567,12 +567,14 @@ void eddy_body_receive(body *b, vec3 linear, vec3 angular, float heat) {
 
 /* ---------------------------------------------------------------- queries */
 int eddy_world_body_count(const eddy_world *w) {
+    if (!w) return 0;
     int n = 0;
     for (int i = 0; i < w->body_count; ++i) n += w->bodies[i].alive ? 1 : 0;
     return n;
 }
 
 int eddy_world_get_body_ids(const eddy_world *w, eddy_body_id *out, int capacity) {
+    if (!w || !out) return 0;
     int n = 0;
     for (int i = 0; i < w->body_count && n < capacity; ++i)
         if (w->bodies[i].alive) out[n++] = (eddy_body_id){i + 1, w->bodies[i].generation};
@@ -598,12 +600,14 @@ eddy_status eddy_world_get_body(const eddy_world *w, eddy_body_id id, eddy_body_
 }
 
 int eddy_world_created_bodies(const eddy_world *w, eddy_body_id *out, int capacity) {
+    if (!w || !out) return 0;
     int n = w->created_body_count < capacity ? w->created_body_count : capacity;
     memcpy(out, w->created_bodies, (size_t)(n > 0 ? n : 0) * sizeof *out);
     return n;
 }
 
 int eddy_world_created_emitters(const eddy_world *w, eddy_emitter_id *out, int capacity) {
+    if (!w || !out) return 0;
     int n = w->created_emitter_count < capacity ? w->created_emitter_count : capacity;
     memcpy(out, w->created_emitters, (size_t)(n > 0 ? n : 0) * sizeof *out);
     return n;

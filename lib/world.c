@@ -691,9 +691,9 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
 }
 
 /* ---------------------------------------------------------------- queries */
-int64_t eddy_world_frame(const eddy_world *w) { return w->frame; }
-int eddy_world_vorton_count(const eddy_world *w) { return w->vortons.count; }
-int eddy_world_tracer_count(const eddy_world *w) { return w->tracers.count; }
+int64_t eddy_world_frame(const eddy_world *w) { return w ? w->frame : 0; }
+int eddy_world_vorton_count(const eddy_world *w) { return w ? w->vortons.count : 0; }
+int eddy_world_tracer_count(const eddy_world *w) { return w ? w->tracers.count : 0; }
 const eddy_world_def *eddy_world_get_def(const eddy_world *w) { return &w->def; }
 eddy_profile eddy_world_get_profile(const eddy_world *w) { return w->profile; }
 eddy_diagnostics eddy_world_get_diagnostics(const eddy_world *w) { return w->diagnostics; }
@@ -705,6 +705,7 @@ static int clamp_range(int n, int start, int count) {
 }
 
 int eddy_world_get_vortons(const eddy_world *w, int start, int count, eddy_vorton *out) {
+    if (!w || !out) return 0;
     const particle_array *a = &w->vortons;
     int n = clamp_range(a->count, start, count);
     for (int k = 0; k < n; ++k) {
@@ -716,6 +717,7 @@ int eddy_world_get_vortons(const eddy_world *w, int start, int count, eddy_vorto
 }
 
 int eddy_world_get_tracers(const eddy_world *w, int start, int count, eddy_tracer *out) {
+    if (!w || !out) return 0;
     const particle_array *a = &w->tracers;
     int n = clamp_range(a->count, start, count);
     for (int k = 0; k < n; ++k) {
