@@ -3,15 +3,19 @@
  * Design note. Every step of a release build ends with this check (debug
  * builds used to assert the same, release builds used to carry a NaN on
  * silently while returning EDDY_OK). It has to cost a small fraction of a
- * step, so it touches each float once with integer operations only: a float
- * is non-finite iff its exponent bits are all ones, and
+ * step, so it uses integer operations only: a float is non-finite iff its
+ * exponent bits are all ones, and
  *     ((bits & 0x7f800000) + 0x00800000) & 0x80000000
- * is set exactly then. Per chunk the words are OR-ed together (integer, so
- * vectorised and order-free); a chunk's flag lands in its own partial slot.
- * The flags are not state and no float is combined, so the worker count
- * cannot show. Only when a flag is set does a serial scan find the first
- * offending particle (lowest index) to name it in the message. Bodies are
- * few and checked serially. */
+ * is set exactly then; the words are OR-ed together (order-free).
+ *
+ * With hash_every_step (the default) the parallel hash runs this test on
+ * each block right after hashing it, while the block is in cache, and leaves
+ * one flag per block (hash.c); here only the flags are read. Without it, a
+ * pass of its own runs per fixed chunk, each chunk's flag in its own partial
+ * slot. Either way the flags are not state and no float is combined, so the
+ * worker count cannot show. Only when a flag is set does a serial scan find
+ * the first offending particle (lowest index) to name it in the message.
+ * Bodies are few and checked serially. */
 #include "core.h"
 
 #include <stdio.h>
@@ -23,14 +27,27 @@ typedef struct finite_job {
     uint32_t *flags;
 } finite_job;
 
-static uint32_t nonfinite_bits(const float *x, int begin, int end) {
-    uint32_t acc = 0;
-    for (int i = begin; i < end; ++i) {
-        uint32_t u;
-        memcpy(&u, &x[i], sizeof u);
-        acc |= (u & 0x7f800000u) + 0x00800000u;
+/* Eight independent accumulators: the compiler keeps them in registers or
+ * one vector register, whatever its vectoriser decides. */
+uint32_t eddy_nonfinite_bits(const float *x, int n) {
+    uint32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint32_t u[8];
+        memcpy(u, x + i, sizeof u);
+        for (int k = 0; k < 8; ++k) acc[k] |= (u[k] & 0x7f800000u) + 0x00800000u;
     }
-    return acc & 0x80000000u;
+    for (; i < n; ++i) {
+        uint32_t u;
+        memcpy(&u, x + i, sizeof u);
+        acc[0] |= (u & 0x7f800000u) + 0x00800000u;
+    }
+    const uint32_t all = acc[0] | acc[1] | acc[2] | acc[3] | acc[4] | acc[5] | acc[6] | acc[7];
+    return all & 0x80000000u;
+}
+
+static uint32_t nonfinite_bits(const float *x, int begin, int end) {
+    return eddy_nonfinite_bits(x + begin, end - begin);
 }
 
 /* The float arrays of a particle array and their field names. */
@@ -119,9 +136,29 @@ static bool body_nonfinite(const body *b, const char **field) {
     return false;
 }
 
+/* From the flags the parallel hash left per block (vortons' blocks, then
+ * tracers'): the first flagged block is scanned to name the particle. */
+static bool flagged_blocks_nonfinite(const eddy_world *w, char *what, size_t size) {
+    const int vb = chunk_count(w->vortons.count, EDDY_HASH_BLOCK_PARTICLES);
+    const int tb = chunk_count(w->tracers.count, EDDY_HASH_BLOCK_PARTICLES);
+    for (int b = 0; b < vb + tb; ++b) {
+        if (!w->block_nonfinite[b]) continue;
+        const bool vorton = b < vb;
+        const particle_array *a = vorton ? &w->vortons : &w->tracers;
+        const int begin = (vorton ? b : b - vb) * EDDY_HASH_BLOCK_PARTICLES;
+        name_first_bad(a, vorton ? "vorton" : "tracer", begin, a->count, what, size);
+        return true;
+    }
+    return false;
+}
+
 bool eddy_state_find_nonfinite(eddy_world *w, char *what, size_t size) {
-    if (particles_nonfinite(w, &w->vortons, "vorton", what, size)) return true;
-    if (particles_nonfinite(w, &w->tracers, "tracer", what, size)) return true;
+    if (w->block_nonfinite_valid) {
+        if (flagged_blocks_nonfinite(w, what, size)) return true;
+    } else {
+        if (particles_nonfinite(w, &w->vortons, "vorton", what, size)) return true;
+        if (particles_nonfinite(w, &w->tracers, "tracer", what, size)) return true;
+    }
     for (int i = 0; i < w->body_count; ++i) {
         const char *field;
         if (w->bodies[i].alive && body_nonfinite(&w->bodies[i], &field)) {

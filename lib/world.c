@@ -172,6 +172,7 @@ static void world_free(eddy_world *w) {
     for (int k = 0; k < 4; ++k) free(w->scratch[k]);
     free(w->partials);
     free(w->block_cache);
+    free(w->block_nonfinite);
     eddy_pool_destroy(w->tasks.own_pool);
     free(w);
 }
@@ -670,13 +671,14 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
     eddy_bodies_end_step(w); /* input forces act for the whole step, every substep */
     bool nonfinite = false;
     if (ok) {
-        PHASE(w, EDDY_PHASE_DIAGNOSTICS, eddy_phase_diagnostics(w);
-              nonfinite = eddy_state_find_nonfinite(w, bad, sizeof bad));
+        PHASE(w, EDDY_PHASE_DIAGNOSTICS, eddy_phase_diagnostics(w));
         w->frame += 1;
         w->stepped = true;
         w->hash_valid = false;
-        if (w->def.hash_every_step && !nonfinite)
-            PHASE(w, EDDY_PHASE_HASH, eddy_world_hash_compute(w));
+        w->block_nonfinite_valid = false;
+        if (w->def.hash_every_step) PHASE(w, EDDY_PHASE_HASH, eddy_world_hash_compute(w));
+        /* uses the hash's per-block flags when it has them, else its own pass */
+        PHASE(w, EDDY_PHASE_HASH, nonfinite = eddy_state_find_nonfinite(w, bad, sizeof bad));
         EDDY_DEBUG_ASSERT(eddy_fpenv_is(w->tasks.fp_canonical));
     }
     w->profile.step_ms = eddy_now_ms() - t0;
