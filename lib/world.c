@@ -519,9 +519,19 @@ static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
         eddy_world_set_error(w, "input emitter_commands is NULL or its count is negative");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
+    int64_t burst_vortons = 0, burst_tracers = 0;
     for (int k = 0; k < in->emitter_command_count; ++k) {
-        eddy_status s = emitter_command_check(w, &in->emitter_commands[k], k);
+        const eddy_emitter_command *c = &in->emitter_commands[k];
+        eddy_status s = emitter_command_check(w, c, k);
         if (s != EDDY_OK) return s;
+        if (c->type != EDDY_EMITTER_BURST) continue;
+        burst_vortons += c->vorton_count;
+        burst_tracers += c->tracer_count;
+        if (burst_vortons > 1000000 || burst_tracers > 10000000) {
+            eddy_world_set_error(w, "emitter command %d (burst): the bursts of this input add up to "
+                                 "more than 1e6 vortons or 1e7 tracers", k);
+            return EDDY_ERROR_INVALID_ARGUMENT;
+        }
     }
     return eddy_bodies_validate_commands(w, in);
 }

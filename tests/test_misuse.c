@@ -284,6 +284,28 @@ Test(misuse, emitter_defs_and_inputs_outside_the_ranges_are_refused) {
     eddy_world_destroy(w);
 }
 
+/* Each burst within its limit, together beyond it: refused as a whole (the
+ * pending count of an emitter could otherwise overflow). */
+Test(misuse, bursts_that_add_up_beyond_the_limit_are_refused) {
+    eddy_world *w = make_world();
+    eddy_emitter_def ed = eddy_emitter_def_default();
+    eddy_emitter_id id;
+    cr_assert_eq(eddy_world_create_emitter(w, &ed, &id), EDDY_OK);
+    step_ok(w, NULL);
+    eddy_emitter_command c[2];
+    memset(c, 0, sizeof c);
+    for (int k = 0; k < 2; ++k) {
+        c[k].emitter = id;
+        c[k].type = EDDY_EMITTER_BURST;
+        c[k].vorton_count = 600000;
+    }
+    eddy_input in = emitter_input(c);
+    in.emitter_command_count = 2;
+    expect_step_refused(w, &in, EDDY_ERROR_INVALID_ARGUMENT);
+    expect_message(w, "emitter command 1", "burst", "add up");
+    eddy_world_destroy(w);
+}
+
 Test(misuse, body_commands_outside_the_ranges_are_refused) {
     eddy_world *w = busy_world();
     eddy_body_id id;
