@@ -306,6 +306,23 @@ Test(misuse, bursts_that_add_up_beyond_the_limit_are_refused) {
     eddy_world_destroy(w);
 }
 
+/* A pending count no input can make (a restored or corrupted state): the
+ * step fails as out of memory, without overflowing or trying to emit it, and
+ * the world asks for a restore. */
+Test(misuse, an_impossible_pending_burst_fails_cleanly, .timeout = 30) {
+    eddy_world *w = make_world();
+    eddy_emitter_def ed = eddy_emitter_def_default();
+    eddy_emitter_id id;
+    cr_assert_eq(eddy_world_create_emitter(w, &ed, &id), EDDY_OK);
+    step_ok(w, NULL);
+    w->emitters[0].pending_vortons = INT32_MAX;
+    cr_expect_eq(eddy_world_step(w, NULL), EDDY_ERROR_OUT_OF_MEMORY, "%s",
+                 eddy_world_error_message(w));
+    cr_expect_eq(eddy_world_vorton_count(w), 0);
+    cr_expect_eq(eddy_world_step(w, NULL), EDDY_ERROR_WRONG_STATE);
+    eddy_world_destroy(w);
+}
+
 Test(misuse, body_commands_outside_the_ranges_are_refused) {
     eddy_world *w = busy_world();
     eddy_body_id id;
