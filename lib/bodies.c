@@ -296,8 +296,8 @@ bool eddy_body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out
     const uint16_t generation = (uint16_t)(b->generation + 1u); /* never wraps: retired first */
     free(b->vertices);
     memset(b, 0, sizeof *b);
-    if (!body_setup(b, def)) {
-        eddy_world_set_error(w, "body shape has no valid mass properties");
+    if (!body_setup(b, def)) { /* the def was checked: only an allocation can fail here */
+        eddy_world_set_error(w, "out of memory creating a body");
         return false;
     }
     b->generation = generation;
