@@ -22,7 +22,9 @@
  *   shift to the centroid subtracts two nearly equal second moments.
  *
  * Validation proves what the queries and mass code rely on: finite unit
- * normals, positive offsets, no duplicated plane, a bounded intersection (no
+ * normals, positive offsets, sizes and an aspect ratio (largest over
+ * smallest offset) that the merge tolerance can represent, no duplicated
+ * plane, a bounded intersection (no
  * recession direction: tested on the candidate extreme rays +-(n_i x n_j),
  * which is exact for a polyhedral cone in 3-D), at most
  * EDDY_SHAPE_MAX_VERTICES vertices, every plane carrying a face (>= 3
