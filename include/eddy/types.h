@@ -67,27 +67,33 @@ typedef struct eddy_world_def {
     float dt;                 /* fixed step, seconds (default 1/30) */
     int substeps;             /* fixed substeps per step, >= 1 (default 1) */
     /* fluid */
-    float viscosity;          /* kinematic viscosity nu for PSE (default 0.01) */
+    float viscosity;          /* kinematic viscosity nu for PSE (default 0.01),
+                                 [0, EDDY_MAX_DIFFUSIVITY] */
     float vorticity_dissipation; /* rate: omega -= rate*dt*omega (default 0.01) */
-    float density_diffusivity;   /* kappa for PSE of rho' (default 1e-4) */
+    float density_diffusivity;   /* kappa for PSE of rho' (default 1e-4),
+                                    [0, EDDY_MAX_DIFFUSIVITY] */
     float density_relaxation;    /* rate: rho' -= rate*dt*rho' (default 1e-4) */
-    float ambient_density;    /* rho0 (default 1) */
-    eddy_vec3 gravity;        /* (default 0,0,-10) */
-    eddy_vec3 wind;           /* ambient wind added to particle velocity (default 0) */
-    float stretch_gain;       /* multiplies (omega . grad) u (default 0.5) */
-    float mollify_length_scale; /* auto-mollification length scale (default 1) */
+    float ambient_density;    /* rho0, [1e-3, 1e4] kg/m^3 (default 1) */
+    eddy_vec3 gravity;        /* components within EDDY_MAX_ACCELERATION (default 0,0,-10) */
+    eddy_vec3 wind;           /* ambient wind added to particle velocity (default 0),
+                                 components within EDDY_MAX_SPEED */
+    float stretch_gain;       /* multiplies (omega . grad) u, |.| <= EDDY_MAX_GAIN (default 0.5) */
+    float mollify_length_scale; /* auto-mollification length scale (default 1),
+                                   [0, EDDY_MAX_COORDINATE] */
     eddy_velocity_method velocity_method;
-    float vorton_radius;      /* shared by all vortons (default 0.125) */
-    float tracer_radius;      /* shared by all tracers (default 0.01) */
+    float vorton_radius;      /* shared by all vortons, [1e-4, 1e4] m (default 0.125) */
+    float tracer_radius;      /* shared by all tracers, [1e-6, 1e4] m (default 0.01) */
     int vorton_max_age;       /* frames; -1 = never killed by age (default -1) */
     int tracer_max_age;       /* frames; -1 = never (default -1) */
     uint64_t seed;            /* PRNG seed for emitters (default 1) */
     /* fluid-body coupling */
-    float ambient_temperature;  /* T0, K (default 300); fluid T = T0 rho0 / rho */
-    float fluid_specific_heat;  /* per unit mass (default 1) */
+    float ambient_temperature;  /* T0 in (0, EDDY_MAX_TEMPERATURE] K (default 300);
+                                   fluid T = T0 rho0 / rho */
+    float fluid_specific_heat;  /* per unit mass, [1e-3, 1e9] (default 1) */
     float boundary_thickness;   /* vorton collision shell, in vorton radii (default 1.5) */
     float shedding_gain;        /* vorticity relaxation toward no-slip per step (default 0.1) */
-    float spin_gain;            /* weight of the body's spin vorticity 2 omega_b (default 1) */
+    float spin_gain;            /* weight of the body's spin vorticity 2 omega_b (default 1),
+                                   |.| <= EDDY_MAX_GAIN */
     float tracer_restitution;   /* normal restitution of tracers at walls (default 0.01) */
     eddy_wall_poisoning wall_poisoning;
     /* floating point: flush denormals (FTZ+DAZ / FPCR.FZ) while stepping (default true) */
@@ -147,10 +153,12 @@ typedef struct eddy_body_def {
     eddy_quat orientation;
     eddy_vec3 linear_velocity;
     eddy_vec3 angular_velocity;
-    float mass;                /* > 0 */
-    float temperature;         /* K (default 300) */
-    float heat_capacity;       /* J/K, > 0 (default 1e5) */
-    float thermal_conductivity;/* fluid-body heat exchange (default 500) */
+    float mass;                /* [EDDY_MIN_MASS, EDDY_MAX_MASS] kg */
+    float temperature;         /* (0, EDDY_MAX_TEMPERATURE] K (default 300) */
+    float heat_capacity;       /* J/K (default 1e5),
+                                  [EDDY_MIN_HEAT_CAPACITY, EDDY_MAX_HEAT_CAPACITY] */
+    float thermal_conductivity;/* fluid-body heat exchange (default 500),
+                                  [0, EDDY_MAX_CONDUCTIVITY] */
     bool gravity;              /* world gravity and fluid buoyancy act (default true) */
     int internal_value;        /* set by eddy_body_def_default */
 } eddy_body_def;
