@@ -286,7 +286,7 @@ Test(misuse, emitter_defs_and_inputs_outside_the_ranges_are_refused) {
 
 /* Each burst within its limit, together beyond it: refused as a whole (the
  * pending count of an emitter could otherwise overflow). */
-Test(misuse, bursts_that_add_up_beyond_the_limit_are_refused) {
+Test(misuse, bursts_that_add_up_beyond_the_limit_are_refused, .timeout = 30) {
     eddy_world *w = make_world();
     eddy_emitter_def ed = eddy_emitter_def_default();
     eddy_emitter_id id;
