@@ -49,14 +49,20 @@ static bool within(float x, float lo, float hi) { return x >= lo && x <= hi; }
 /* The documented ranges of types.h, first failing field named. */
 static eddy_status body_def_check_ranges(eddy_world *w, const eddy_body_def *d) {
     const char *field = NULL;
-    double limit = 0.0;
-    if (!within3(d->position, EDDY_MAX_COORDINATE)) field = "position", limit = EDDY_MAX_COORDINATE;
-    else if (!within3(d->linear_velocity, EDDY_MAX_SPEED))
-        field = "linear_velocity", limit = EDDY_MAX_SPEED;
-    else if (!within3(d->angular_velocity, EDDY_MAX_VORTICITY))
-        field = "angular_velocity", limit = EDDY_MAX_VORTICITY;
+    float limit = 0.0f;
+    if (!within3(d->position, EDDY_MAX_COORDINATE)) {
+        field = "position";
+        limit = EDDY_MAX_COORDINATE;
+    } else if (!within3(d->linear_velocity, EDDY_MAX_SPEED)) {
+        field = "linear_velocity";
+        limit = EDDY_MAX_SPEED;
+    } else if (!within3(d->angular_velocity, EDDY_MAX_VORTICITY)) {
+        field = "angular_velocity";
+        limit = EDDY_MAX_VORTICITY;
+    }
     if (field) {
-        eddy_world_set_error(w, "body %s has a component outside [-%g, %g]", field, limit, limit);
+        eddy_world_set_error(w, "body %s has a component outside [-%g, %g]", field, (double)limit,
+                             (double)limit);
         return EDDY_ERROR_INVALID_DEF;
     }
     if (!within(d->mass, EDDY_MIN_MASS, EDDY_MAX_MASS)) {
