@@ -40,6 +40,73 @@ eddy_body_def eddy_body_def_default(void) {
 
 static bool finite3(eddy_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
+static bool within3(eddy_vec3 v, float limit) {
+    return v.x >= -limit && v.x <= limit && v.y >= -limit && v.y <= limit && v.z >= -limit &&
+           v.z <= limit;
+}
+
+static bool within(float x, float lo, float hi) { return x >= lo && x <= hi; }
+
+/* The documented ranges of types.h, first failing field named. */
+static eddy_status body_def_check_ranges(eddy_world *w, const eddy_body_def *d) {
+    const char *field = NULL;
+    float limit = 0.0f;
+    if (!within3(d->position, EDDY_MAX_COORDINATE)) {
+        field = "position";
+        limit = EDDY_MAX_COORDINATE;
+    } else if (!within3(d->linear_velocity, EDDY_MAX_SPEED)) {
+        field = "linear_velocity";
+        limit = EDDY_MAX_SPEED;
+    } else if (!within3(d->angular_velocity, EDDY_MAX_VORTICITY)) {
+        field = "angular_velocity";
+        limit = EDDY_MAX_VORTICITY;
+    }
+    if (field) {
+        eddy_world_set_error(w, "body %s has a component outside [-%g, %g]", field, (double)limit,
+                             (double)limit);
+        return EDDY_ERROR_INVALID_DEF;
+    }
+    if (!within(d->mass, EDDY_MIN_MASS, EDDY_MAX_MASS)) {
+        eddy_world_set_error(w, "body mass %g must be in [%g, %g] kg", (double)d->mass,
+                             (double)EDDY_MIN_MASS, (double)EDDY_MAX_MASS);
+        return EDDY_ERROR_INVALID_DEF;
+    }
+    if (!(d->temperature > 0.0f && d->temperature <= EDDY_MAX_TEMPERATURE)) {
+        eddy_world_set_error(w, "body temperature %g must be in (0, %g] K", (double)d->temperature,
+                             (double)EDDY_MAX_TEMPERATURE);
+        return EDDY_ERROR_INVALID_DEF;
+    }
+    if (!within(d->heat_capacity, EDDY_MIN_HEAT_CAPACITY, EDDY_MAX_HEAT_CAPACITY)) {
+        eddy_world_set_error(w, "body heat_capacity %g must be in [%g, %g] J/K",
+                             (double)d->heat_capacity, (double)EDDY_MIN_HEAT_CAPACITY,
+                             (double)EDDY_MAX_HEAT_CAPACITY);
+        return EDDY_ERROR_INVALID_DEF;
+    }
+    if (!within(d->thermal_conductivity, 0.0f, EDDY_MAX_CONDUCTIVITY)) {
+        eddy_world_set_error(w, "body thermal_conductivity %g must be in [0, %g]",
+                             (double)d->thermal_conductivity, (double)EDDY_MAX_CONDUCTIVITY);
+        return EDDY_ERROR_INVALID_DEF;
+    }
+    return EDDY_OK;
+}
+
+static bool body_setup(body *b, const eddy_body_def *def);
+
+/* Build the body once on the side: whatever the combination of mass and
+ * shape, a def that passes here cannot fail later inside a step. */
+static eddy_status body_def_check_setup(eddy_world *w, const eddy_body_def *d) {
+    body trial;
+    memset(&trial, 0, sizeof trial);
+    const bool ok = body_setup(&trial, d);
+    free(trial.vertices);
+    if (!ok) {
+        eddy_world_set_error(w, "body mass %g with this shape gives no invertible inertia",
+                             (double)d->mass);
+        return EDDY_ERROR_INVALID_DEF;
+    }
+    return EDDY_OK;
+}
+
 eddy_status eddy_body_def_check(eddy_world *w, const eddy_body_def *d) {
     if (d->internal_value != EDDY_BODY_DEF_COOKIE) {
         eddy_world_set_error(w, "body def was not initialised with eddy_body_def_default()");
@@ -62,21 +129,15 @@ eddy_status eddy_body_def_check(eddy_world *w, const eddy_body_def *d) {
         eddy_world_set_error(w, "body orientation must be a (near) unit quaternion");
         return EDDY_ERROR_INVALID_DEF;
     }
-    if (!(d->mass > 0.0f)) {
-        eddy_world_set_error(w, "body mass must be > 0, got %g", (double)d->mass);
-        return EDDY_ERROR_INVALID_DEF;
-    }
-    if (!(d->temperature > 0.0f) || !(d->heat_capacity > 0.0f) || d->thermal_conductivity < 0.0f) {
-        eddy_world_set_error(w, "body temperature and heat_capacity must be > 0, conductivity >= 0");
-        return EDDY_ERROR_INVALID_DEF;
-    }
+    eddy_status s = body_def_check_ranges(w, d);
+    if (s != EDDY_OK) return s;
     char msg[200];
-    eddy_status s = eddy_shape_validate(&d->shape, msg, sizeof msg);
+    s = eddy_shape_validate(&d->shape, msg, sizeof msg);
     if (s != EDDY_OK) {
         eddy_world_set_error(w, "body shape: %s", msg);
         return s;
     }
-    return EDDY_OK;
+    return body_def_check_setup(w, d);
 }
 
 static mat3 m3_from(const float a[3][3]) {
@@ -85,7 +146,31 @@ static mat3 m3_from(const float a[3][3]) {
     return r;
 }
 
-static bool m3_inverse(const mat3 *a, mat3 *out) {
+/* Power of two near the largest |element| (1 for a zero matrix). */
+static float m3_scale_pow2(const mat3 *a) {
+    float big = 0.0f;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            const float x = a->m[i][j] < 0.0f ? -a->m[i][j] : a->m[i][j];
+            big = x > big ? x : big;
+        }
+    float s = 1.0f;
+    if (!(big > 0.0f) || !isfinite(big)) return s;
+    while (big * s >= 2.0f) s *= 0.5f;
+    while (big * s < 0.5f) s *= 2.0f;
+    return s;
+}
+
+/* Inverse by cofactors of the matrix scaled by a power of two s (exact), so
+ * the determinant stays inside the float range for every inertia the body
+ * ranges allow: inv(A) = s inv(sA). Without under- or overflow the bits
+ * equal those of the unscaled formula. */
+static bool m3_inverse(const mat3 *a_in, mat3 *out) {
+    const float scale = m3_scale_pow2(a_in);
+    mat3 scaled;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) scaled.m[i][j] = a_in->m[i][j] * scale;
+    const mat3 *a = &scaled;
     const float (*m)[3] = a->m;
     const float c00 = m[1][1] * m[2][2] - m[1][2] * m[2][1];
     const float c01 = m[1][2] * m[2][0] - m[1][0] * m[2][2];
@@ -102,6 +187,11 @@ static bool m3_inverse(const mat3 *a, mat3 *out) {
     out->m[2][0] = c02 * k;
     out->m[2][1] = (m[0][1] * m[2][0] - m[0][0] * m[2][1]) * k;
     out->m[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) * k;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            out->m[i][j] *= scale;
+            if (!isfinite(out->m[i][j])) return false;
+        }
     return true;
 }
 
@@ -190,9 +280,14 @@ static bool body_setup(body *b, const eddy_body_def *def) {
     return true;
 }
 
+/* A dead slot whose last body had the last generation a 16-bit id can hold
+ * is never reused: a stale id can then never name a later body. */
+static bool body_slot_retired(const body *b) { return !b->alive && b->generation == UINT16_MAX; }
+
 bool eddy_body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out) {
     int slot = 0;
-    while (slot < w->body_count && w->bodies[slot].alive) ++slot;
+    while (slot < w->body_count && (w->bodies[slot].alive || body_slot_retired(&w->bodies[slot])))
+        ++slot;
     if (slot == w->body_count) {
         if (w->body_count == w->body_capacity) {
             int cap = w->body_capacity ? 2 * w->body_capacity : 8;
@@ -205,12 +300,11 @@ bool eddy_body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out
         ++w->body_count;
     }
     body *b = &w->bodies[slot];
-    uint16_t generation = (uint16_t)(b->generation + 1u);
-    if (generation == 0) generation = 1;
+    const uint16_t generation = (uint16_t)(b->generation + 1u); /* never wraps: retired first */
     free(b->vertices);
     memset(b, 0, sizeof *b);
-    if (!body_setup(b, def)) {
-        eddy_world_set_error(w, "body shape has no valid mass properties");
+    if (!body_setup(b, def)) { /* the def was checked: only an allocation can fail here */
+        eddy_world_set_error(w, "out of memory creating a body");
         return false;
     }
     b->generation = generation;
@@ -253,7 +347,51 @@ static bool quat_ok(eddy_quat q) {
     return qq > 0.25f && qq < 4.0f;
 }
 
+static const char *body_command_name(eddy_body_command_type t) {
+    switch (t) {
+    case EDDY_BODY_CREATE: return "create";
+    case EDDY_BODY_DESTROY: return "destroy";
+    case EDDY_BODY_FORCE: return "force";
+    case EDDY_BODY_TORQUE: return "torque";
+    case EDDY_BODY_IMPULSE: return "impulse";
+    case EDDY_BODY_ANGULAR_IMPULSE: return "angular impulse";
+    case EDDY_BODY_SET_KINEMATIC: return "set kinematic";
+    }
+    return NULL;
+}
+
+/* First field of a command outside its range or not finite, or NULL. */
+static const char *command_bad_field(const eddy_body_command *c, eddy_status *status) {
+    const eddy_body_command_type t = c->type;
+    const bool vector = t == EDDY_BODY_FORCE || t == EDDY_BODY_TORQUE ||
+                        t == EDDY_BODY_ANGULAR_IMPULSE || t == EDDY_BODY_IMPULSE;
+    const bool point = t == EDDY_BODY_IMPULSE, pose = t == EDDY_BODY_SET_KINEMATIC;
+    *status = EDDY_ERROR_NAN;
+    if (vector && !finite3(c->vector)) return "vector";
+    if (point && !finite3(c->point)) return "point";
+    if (pose && !finite3(c->position)) return "position";
+    if (pose && !finite3(c->linear_velocity)) return "linear_velocity";
+    if (pose && !finite3(c->angular_velocity)) return "angular_velocity";
+    *status = EDDY_ERROR_INVALID_ARGUMENT;
+    if (pose && !quat_ok(c->orientation))
+        return "orientation (must be a finite near-unit quaternion)";
+    if (vector && !within3(c->vector, EDDY_MAX_FORCE)) return "vector (beyond EDDY_MAX_FORCE)";
+    if (point && !within3(c->point, EDDY_MAX_COORDINATE)) return "point (beyond EDDY_MAX_COORDINATE)";
+    if (pose && !within3(c->position, EDDY_MAX_COORDINATE))
+        return "position (beyond EDDY_MAX_COORDINATE)";
+    if (pose && !within3(c->linear_velocity, EDDY_MAX_SPEED))
+        return "linear_velocity (beyond EDDY_MAX_SPEED)";
+    if (pose && !within3(c->angular_velocity, EDDY_MAX_VORTICITY))
+        return "angular_velocity (beyond EDDY_MAX_VORTICITY)";
+    return NULL;
+}
+
 static eddy_status command_check(eddy_world *w, const eddy_body_command *c, int k) {
+    const char *name = body_command_name(c->type);
+    if (!name) {
+        eddy_world_set_error(w, "body command %d has unknown type %d", k, (int)c->type);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
     if (c->type == EDDY_BODY_CREATE) {
         eddy_status s = eddy_body_def_check(w, &c->def);
         if (s != EDDY_OK) {
@@ -265,33 +403,21 @@ static eddy_status command_check(eddy_world *w, const eddy_body_command *c, int 
     }
     body *b = body_get(w, c->body);
     if (!b) {
-        eddy_world_set_error(w, "body command %d names a stale or unknown body", k);
+        eddy_world_set_error(w, "body command %d (%s) names a stale or unknown body (%d, %u)", k,
+                             name, (int)c->body.index1, (unsigned)c->body.generation);
         return EDDY_ERROR_NOT_FOUND;
     }
-    switch (c->type) {
-    case EDDY_BODY_DESTROY: return EDDY_OK;
-    case EDDY_BODY_FORCE: case EDDY_BODY_TORQUE: case EDDY_BODY_ANGULAR_IMPULSE:
-        if (finite3(c->vector)) return EDDY_OK;
-        break;
-    case EDDY_BODY_IMPULSE:
-        if (finite3(c->vector) && finite3(c->point)) return EDDY_OK;
-        break;
-    case EDDY_BODY_SET_KINEMATIC:
-        if (b->def.type != EDDY_BODY_KINEMATIC) {
-            eddy_world_set_error(w, "body command %d sets the pose of a dynamic body", k);
-            return EDDY_ERROR_INVALID_ARGUMENT;
-        }
-        if (finite3(c->position) && quat_ok(c->orientation) && finite3(c->linear_velocity) &&
-            finite3(c->angular_velocity))
-            return EDDY_OK;
-        break;
-    case EDDY_BODY_CREATE: return EDDY_OK;
-    default:
-        eddy_world_set_error(w, "body command %d has unknown type %d", k, (int)c->type);
+    if (c->type == EDDY_BODY_SET_KINEMATIC && b->def.type != EDDY_BODY_KINEMATIC) {
+        eddy_world_set_error(w, "body command %d (set kinematic) sets the pose of a dynamic body",
+                             k);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    eddy_world_set_error(w, "body command %d has a NaN, infinite or invalid value", k);
-    return EDDY_ERROR_NAN;
+    eddy_status s;
+    const char *field = command_bad_field(c, &s);
+    if (!field) return EDDY_OK;
+    eddy_world_set_error(w, "body command %d (%s): %s %s", k, name, field,
+                         s == EDDY_ERROR_NAN ? "is NaN or infinite" : "is invalid");
+    return s;
 }
 
 eddy_status eddy_bodies_validate_commands(eddy_world *w, const eddy_input *in) {
@@ -448,12 +574,14 @@ void eddy_body_receive(body *b, vec3 linear, vec3 angular, float heat) {
 
 /* ---------------------------------------------------------------- queries */
 int eddy_world_body_count(const eddy_world *w) {
+    if (!w) return 0;
     int n = 0;
     for (int i = 0; i < w->body_count; ++i) n += w->bodies[i].alive ? 1 : 0;
     return n;
 }
 
 int eddy_world_get_body_ids(const eddy_world *w, eddy_body_id *out, int capacity) {
+    if (!w || !out) return 0;
     int n = 0;
     for (int i = 0; i < w->body_count && n < capacity; ++i)
         if (w->bodies[i].alive) out[n++] = (eddy_body_id){i + 1, w->bodies[i].generation};
@@ -479,12 +607,14 @@ eddy_status eddy_world_get_body(const eddy_world *w, eddy_body_id id, eddy_body_
 }
 
 int eddy_world_created_bodies(const eddy_world *w, eddy_body_id *out, int capacity) {
+    if (!w || !out) return 0;
     int n = w->created_body_count < capacity ? w->created_body_count : capacity;
     memcpy(out, w->created_bodies, (size_t)(n > 0 ? n : 0) * sizeof *out);
     return n;
 }
 
 int eddy_world_created_emitters(const eddy_world *w, eddy_emitter_id *out, int capacity) {
+    if (!w || !out) return 0;
     int n = w->created_emitter_count < capacity ? w->created_emitter_count : capacity;
     memcpy(out, w->created_emitters, (size_t)(n > 0 ? n : 0) * sizeof *out);
     return n;

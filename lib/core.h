@@ -338,6 +338,15 @@ typedef struct eddy_world {
     uint64_t *block_cache;
     size_t block_cache_capacity;
     bool block_cache_valid;
+    /* per hash block of the same layout: 1 if it holds a NaN or infinity
+     * (filled by the parallel hash; valid while block_nonfinite_valid) */
+    uint8_t *block_nonfinite;
+    bool block_nonfinite_valid;
+    /* A step failed (out of memory, or it left a NaN or infinity in the
+     * state): the state is not usable and every step is refused until
+     * eddy_world_restore clears this. broken_reason says what happened. */
+    bool needs_restore;
+    char broken_reason[160];
     char error[256];
 } eddy_world;
 
@@ -410,6 +419,12 @@ vec3 eddy_direct_velocity_at(const particle_array *v, float qx, float qy, float 
 /* Grow helpers. */
 bool eddy_grid_arrays_reserve(eddy_world *w, int points);
 void *eddy_partials_reserve(eddy_world *w, size_t bytes);
+
+/* End-of-step check (finite.c): true when a particle or body holds a NaN or
+ * infinity; what names the first one ("vorton 12 velocity.x = nan"). */
+bool eddy_state_find_nonfinite(eddy_world *w, char *what, size_t size);
+/* Nonzero iff one of x[0..n) is a NaN or an infinity (integer test, no FP). */
+uint32_t eddy_nonfinite_bits(const float *x, int n);
 
 /* Hash (hash.c). */
 void eddy_world_hash_compute(eddy_world *w);

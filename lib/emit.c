@@ -30,13 +30,19 @@ static bool emit_group(eddy_world *w, bool vortons, float dt) {
     for (int e = 0; e < w->emitter_count; ++e) {
         emitter *em = &w->emitters[e];
         if (!em->alive) continue;
-        int n = vortons ? em->pending_vortons : em->pending_tracers;
+        /* In 64 bits: a restored state may carry any pending count, and the
+         * sum must not overflow; more than the arrays can hold fails like an
+         * allocation would (out of memory), never wraps. */
+        int64_t want = vortons ? em->pending_vortons : em->pending_tracers;
+        if (want < 0) want = 0;
         if (em->def.enabled) {
-            n += vortons ? emit_count(em->def.vorton_rate, dt, &em->vorton_remainder)
-                         : emit_count(em->def.tracer_rate, dt, &em->tracer_remainder);
+            want += vortons ? emit_count(em->def.vorton_rate, dt, &em->vorton_remainder)
+                            : emit_count(em->def.tracer_rate, dt, &em->tracer_remainder);
         }
         if (vortons) em->pending_vortons = 0; else em->pending_tracers = 0;
-        if (n == 0) continue;
+        if (want == 0) continue;
+        if (want > (int64_t)(INT32_MAX / 2 - a->count)) return false;
+        const int n = (int)want;
         if (!eddy_particles_reserve(a, a->count + n)) return false;
         const eddy_emitter_def *d = &em->def;
         const vec3 v = {d->velocity.x, d->velocity.y, d->velocity.z};

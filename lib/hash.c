@@ -139,7 +139,8 @@ static const particle_array *component_particles(const eddy_world *w, eddy_compo
 
 /* Hash of block `block` of a particle component: its field arrays one after
  * another (vortons: p, v, w, drho, birth; tracers: p, v, drho, birth). */
-static uint64_t particle_block_hash(const particle_array *a, bool vorton, int block) {
+static uint64_t particle_block_hash(const particle_array *a, bool vorton, int block,
+                                    uint8_t *nonfinite) {
     int begin = block * EDDY_HASH_BLOCK_PARTICLES;
     int end = begin + EDDY_HASH_BLOCK_PARTICLES < a->count ? begin + EDDY_HASH_BLOCK_PARTICLES
                                                            : a->count;
@@ -156,7 +157,13 @@ static uint64_t particle_block_hash(const particle_array *a, bool vorton, int bl
     XXH3_state_t state;
     XXH3_INITSTATE(&state);
     XXH3_64bits_reset(&state);
-    for (int f = 0; f < field_count; ++f) update_words32(&state, fields[f] + begin, n);
+    uint32_t bad = 0;
+    for (int f = 0; f < field_count; ++f) {
+        update_words32(&state, fields[f] + begin, n);
+        /* the end-of-step finiteness check, on data the hash just brought into cache */
+        if (nonfinite) bad |= eddy_nonfinite_bits(fields[f] + begin, (int)n);
+    }
+    if (nonfinite) *nonfinite = bad != 0;
     update_words32(&state, a->birth + begin, n);
     return XXH3_64bits_digest(&state);
 }
@@ -168,6 +175,7 @@ typedef struct block_job {
     bool vorton[2];
     int blocks[2];
     uint64_t *out; /* blocks[0] + blocks[1] slots */
+    uint8_t *nonfinite; /* NULL, or per block: 1 if it holds a NaN or infinity */
 } block_job;
 
 static void block_job_chunk(int chunk, int begin, int end, void *context) {
@@ -175,7 +183,8 @@ static void block_job_chunk(int chunk, int begin, int end, void *context) {
     for (int c = begin; c < end; ++c) {
         int s = c < job->blocks[0] ? 0 : 1;
         int block = s == 0 ? c : c - job->blocks[0];
-        job->out[c] = particle_block_hash(job->arrays[s], job->vorton[s], block);
+        job->out[c] = particle_block_hash(job->arrays[s], job->vorton[s], block,
+                                          job->nonfinite ? &job->nonfinite[c] : NULL);
     }
     (void)chunk;
 }
@@ -207,7 +216,7 @@ static uint64_t particle_component_serial(const eddy_world *w, eddy_component c)
     writer_begin(&wr, &state);
     component_header(&wr, c, (uint64_t)a->count, (uint64_t)blocks);
     for (int b = 0; b < blocks; ++b)
-        put_u64(&wr, particle_block_hash(a, c == EDDY_COMPONENT_VORTONS, b));
+        put_u64(&wr, particle_block_hash(a, c == EDDY_COMPONENT_VORTONS, b, NULL));
     return writer_digest(&wr);
 }
 
@@ -292,6 +301,7 @@ static bool particle_components_parallel(eddy_world *w, uint64_t component[EDDY_
     };
     int total = job.blocks[0] + job.blocks[1];
     w->block_cache_valid = false;
+    w->block_nonfinite_valid = false;
     if (total > 0) {
         /* Block hashes land in a per-world cache, so eddy_world_block_hashes
          * of the same state is a copy. */
@@ -299,12 +309,17 @@ static bool particle_components_parallel(eddy_world *w, uint64_t component[EDDY_
             uint64_t *p = realloc(w->block_cache, (size_t)total * sizeof *p);
             if (p == NULL) return false;
             w->block_cache = p;
+            uint8_t *f = realloc(w->block_nonfinite, (size_t)total);
+            if (f == NULL) return false;
+            w->block_nonfinite = f;
             w->block_cache_capacity = (size_t)total;
         }
         job.out = w->block_cache;
+        job.nonfinite = w->block_nonfinite;
         eddy_parallel_for(&w->tasks, total, 1, block_job_chunk, &job);
     }
     w->block_cache_valid = true;
+    w->block_nonfinite_valid = true;
     component[EDDY_COMPONENT_VORTONS] = component_hash_of_blocks(
         EDDY_COMPONENT_VORTONS, (uint64_t)w->vortons.count, job.out, job.blocks[0]);
     component[EDDY_COMPONENT_TRACERS] =

@@ -23,7 +23,9 @@
  *   shift to the centroid subtracts two nearly equal second moments.
  *
  * Validation proves what the queries and mass code rely on: finite unit
- * normals, positive offsets, no duplicated plane, a bounded intersection (no
+ * normals, positive offsets, sizes and an aspect ratio (largest over
+ * smallest offset) that the merge tolerance can represent, no duplicated
+ * plane, a bounded intersection (no
  * recession direction: tested on the candidate extreme rays +-(n_i x n_j),
  * which is exact for a polyhedral cone in 3-D), at most
  * EDDY_SHAPE_MAX_VERTICES vertices, every plane carrying a face (>= 3
@@ -562,9 +564,9 @@ static void sphere_mass(float r, eddy_mass_properties *out) {
 static eddy_status check_sphere(const eddy_shape *s, char *msg, size_t size) {
     if (!isfinite(s->radius))
         return report(msg, size, EDDY_ERROR_NAN, "sphere: radius is not finite");
-    if (!(s->radius > 0.0f))
-        return report(msg, size, EDDY_ERROR_INVALID_DEF, "sphere: radius %g must be > 0",
-                      (double)s->radius);
+    if (!(s->radius >= EDDY_SHAPE_MIN_SIZE && s->radius <= EDDY_SHAPE_MAX_SIZE))
+        return report(msg, size, EDDY_ERROR_INVALID_DEF, "sphere: radius %g must be in [%g, %g] m",
+                      (double)s->radius, (double)EDDY_SHAPE_MIN_SIZE, (double)EDDY_SHAPE_MAX_SIZE);
     if (s->hole)
         return report(msg, size, EDDY_ERROR_INVALID_DEF,
                       "sphere: a sphere cannot be a hole (use a polytope container)");
@@ -597,6 +599,30 @@ static eddy_status check_planes(const eddy_shape *s, char *msg, size_t size) {
                           "inside; put it at the centroid)",
                           i, (double)p->offset);
     }
+    return EDDY_OK;
+}
+
+/* Thin shapes (and origins nearly on a face) lose their vertices to the
+ * merge tolerance REL_TOL * max offset: refuse them by the offset ratio, which
+ * says why, before vertex enumeration reports a vague open volume. */
+static eddy_status check_sizes(const eddy_shape *s, char *msg, size_t size) {
+    int lo = 0, hi = 0;
+    for (int i = 1; i < s->plane_count; ++i) {
+        if (s->planes[i].offset < s->planes[lo].offset) lo = i;
+        if (s->planes[i].offset > s->planes[hi].offset) hi = i;
+    }
+    const float small = s->planes[lo].offset, large = s->planes[hi].offset;
+    if (!(large <= EDDY_SHAPE_MAX_ASPECT * small))
+        return report(msg, size, EDDY_ERROR_INVALID_DEF,
+                      "aspect ratio %g too large: plane %d offset %g is more than %g times plane "
+                      "%d offset %g (the shape is too thin, or its origin too close to a face, "
+                      "for vertices merged within 1e-5 of its size)",
+                      (double)(large / small), hi, (double)large, (double)EDDY_SHAPE_MAX_ASPECT, lo,
+                      (double)small);
+    if (!(small >= EDDY_SHAPE_MIN_SIZE && large <= EDDY_SHAPE_MAX_SIZE))
+        return report(msg, size, EDDY_ERROR_INVALID_DEF,
+                      "plane offsets %g to %g m must be in [%g, %g] m", (double)small,
+                      (double)large, (double)EDDY_SHAPE_MIN_SIZE, (double)EDDY_SHAPE_MAX_SIZE);
     return EDDY_OK;
 }
 
@@ -675,6 +701,7 @@ static eddy_status check_polytope(const eddy_shape *s, char *msg, size_t size) {
                       "polytope: %d planes (need 4 to %d)", s->plane_count, EDDY_MAX_PLANES);
     eddy_status st = check_finite(s, msg, size);
     if (st == EDDY_OK) st = check_planes(s, msg, size);
+    if (st == EDDY_OK) st = check_sizes(s, msg, size);
     if (st == EDDY_OK) st = check_duplicates(s, msg, size);
     if (st == EDDY_OK) st = check_closed(s, msg, size);
     return st;

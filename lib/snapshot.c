@@ -628,6 +628,7 @@ static void commit(eddy_world *w, snap_state *s) {
     }
     w->hash_valid = false;
     w->error[0] = '\0'; /* a restored state is whole again, even after a failed step */
+    w->needs_restore = false;
 }
 
 eddy_status eddy_world_restore(eddy_world *world, const void *data, size_t size, char *message,

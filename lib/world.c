@@ -66,6 +66,14 @@ eddy_world_def eddy_world_def_default(void) {
 
 static bool finite3(eddy_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
+/* In [lo, hi]; false for NaN. */
+static bool within(float x, float lo, float hi) { return x >= lo && x <= hi; }
+
+/* Every component in [-limit, limit]; false for NaN or infinity. */
+static bool within3(eddy_vec3 v, float limit) {
+    return within(v.x, -limit, limit) && within(v.y, -limit, limit) && within(v.z, -limit, limit);
+}
+
 #define DEF_CHECK(cond, ...)                                                                 \
     do {                                                                                     \
         if (!(cond)) {                                                                       \
@@ -86,41 +94,54 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
               (double)d->dt);
     DEF_CHECK(d->substeps >= 1 && d->substeps <= 64, "substeps must be in [1, 64], got %d",
               d->substeps);
-    DEF_CHECK(isfinite(d->viscosity) && d->viscosity >= 0.0f, "viscosity must be finite and >= 0");
+    DEF_CHECK(isfinite(d->viscosity) && d->viscosity >= 0.0f && d->viscosity <= EDDY_MAX_DIFFUSIVITY,
+              "viscosity %g must be in [0, %g] m^2/s", (double)d->viscosity,
+              (double)EDDY_MAX_DIFFUSIVITY);
     DEF_CHECK(isfinite(d->vorticity_dissipation) && d->vorticity_dissipation >= 0.0f &&
                   d->vorticity_dissipation * d->dt < 1.0f,
               "vorticity_dissipation must be >= 0 and below 1/dt");
-    DEF_CHECK(isfinite(d->density_diffusivity) && d->density_diffusivity >= 0.0f,
-              "density_diffusivity must be finite and >= 0");
+    DEF_CHECK(isfinite(d->density_diffusivity) && d->density_diffusivity >= 0.0f &&
+                  d->density_diffusivity <= EDDY_MAX_DIFFUSIVITY,
+              "density_diffusivity %g must be in [0, %g] m^2/s", (double)d->density_diffusivity,
+              (double)EDDY_MAX_DIFFUSIVITY);
     DEF_CHECK(isfinite(d->density_relaxation) && d->density_relaxation >= 0.0f &&
                   d->density_relaxation * d->dt < 1.0f,
               "density_relaxation must be >= 0 and below 1/dt");
-    DEF_CHECK(isfinite(d->ambient_density) && d->ambient_density > 0.0f,
-              "ambient_density must be finite and > 0");
-    DEF_CHECK(finite3(d->gravity), "gravity must be finite");
-    DEF_CHECK(finite3(d->wind), "wind must be finite");
-    DEF_CHECK(isfinite(d->stretch_gain), "stretch_gain must be finite");
-    DEF_CHECK(isfinite(d->mollify_length_scale) && d->mollify_length_scale >= 0.0f,
-              "mollify_length_scale must be finite and >= 0");
+    DEF_CHECK(isfinite(d->ambient_density) && d->ambient_density >= 1.0e-3f &&
+                  d->ambient_density <= 1.0e4f,
+              "ambient_density %g must be in [1e-3, 1e4] kg/m^3", (double)d->ambient_density);
+    DEF_CHECK(within3(d->gravity, EDDY_MAX_ACCELERATION), "gravity must be finite, components in "
+              "[-%g, %g]", (double)EDDY_MAX_ACCELERATION, (double)EDDY_MAX_ACCELERATION);
+    DEF_CHECK(within3(d->wind, EDDY_MAX_SPEED), "wind must be finite, components in [-%g, %g]",
+              (double)EDDY_MAX_SPEED, (double)EDDY_MAX_SPEED);
+    DEF_CHECK(within(d->stretch_gain, -EDDY_MAX_GAIN, EDDY_MAX_GAIN),
+              "stretch_gain %g must be in [-%g, %g]", (double)d->stretch_gain,
+              (double)EDDY_MAX_GAIN, (double)EDDY_MAX_GAIN);
+    DEF_CHECK(within(d->mollify_length_scale, 0.0f, EDDY_MAX_COORDINATE),
+              "mollify_length_scale %g must be in [0, %g]", (double)d->mollify_length_scale,
+              (double)EDDY_MAX_COORDINATE);
     DEF_CHECK(d->velocity_method >= EDDY_VELOCITY_TREECODE &&
                   d->velocity_method <= EDDY_VELOCITY_DIRECT_VORTONS,
               "velocity_method %d is not an eddy_velocity_method", (int)d->velocity_method);
-    DEF_CHECK(isfinite(d->vorton_radius) && d->vorton_radius > 0.0f,
-              "vorton_radius must be finite and > 0");
-    DEF_CHECK(isfinite(d->tracer_radius) && d->tracer_radius > 0.0f,
-              "tracer_radius must be finite and > 0");
+    DEF_CHECK(within(d->vorton_radius, 1.0e-4f, 1.0e4f), "vorton_radius %g must be in [1e-4, 1e4] m",
+              (double)d->vorton_radius);
+    DEF_CHECK(within(d->tracer_radius, 1.0e-6f, 1.0e4f), "tracer_radius %g must be in [1e-6, 1e4] m",
+              (double)d->tracer_radius);
     DEF_CHECK(d->vorton_max_age >= -1, "vorton_max_age must be >= -1 (-1: never)");
     DEF_CHECK(d->tracer_max_age >= -1, "tracer_max_age must be >= -1 (-1: never)");
-    DEF_CHECK(isfinite(d->ambient_temperature) && d->ambient_temperature > 0.0f,
-              "ambient_temperature must be finite and > 0");
-    DEF_CHECK(isfinite(d->fluid_specific_heat) && d->fluid_specific_heat > 0.0f,
-              "fluid_specific_heat must be finite and > 0");
+    DEF_CHECK(isfinite(d->ambient_temperature) && d->ambient_temperature > 0.0f &&
+                  d->ambient_temperature <= EDDY_MAX_TEMPERATURE,
+              "ambient_temperature %g must be in (0, %g] K", (double)d->ambient_temperature,
+              (double)EDDY_MAX_TEMPERATURE);
+    DEF_CHECK(within(d->fluid_specific_heat, 1.0e-3f, 1.0e9f),
+              "fluid_specific_heat %g must be in [1e-3, 1e9]", (double)d->fluid_specific_heat);
     DEF_CHECK(isfinite(d->boundary_thickness) && d->boundary_thickness >= 1.0f &&
                   d->boundary_thickness <= 8.0f,
               "boundary_thickness must be in [1, 8] vorton radii");
     DEF_CHECK(isfinite(d->shedding_gain) && d->shedding_gain >= 0.0f && d->shedding_gain <= 1.0f,
               "shedding_gain must be in [0, 1]");
-    DEF_CHECK(isfinite(d->spin_gain), "spin_gain must be finite");
+    DEF_CHECK(within(d->spin_gain, -EDDY_MAX_GAIN, EDDY_MAX_GAIN), "spin_gain %g must be in [-%g, %g]",
+              (double)d->spin_gain, (double)EDDY_MAX_GAIN, (double)EDDY_MAX_GAIN);
     DEF_CHECK(isfinite(d->tracer_restitution) && d->tracer_restitution >= 0.0f &&
                   d->tracer_restitution <= 1.0f,
               "tracer_restitution must be in [0, 1]");
@@ -157,6 +178,7 @@ static void world_free(eddy_world *w) {
     for (int k = 0; k < 4; ++k) free(w->scratch[k]);
     free(w->partials);
     free(w->block_cache);
+    free(w->block_nonfinite);
     eddy_pool_destroy(w->tasks.own_pool);
     free(w);
 }
@@ -261,17 +283,48 @@ void *eddy_partials_reserve(eddy_world *w, size_t bytes) {
 }
 
 /* ---------------------------------------------------------------- population */
-static bool vorton_finite(const eddy_vorton *v) {
-    return finite3(v->position) && finite3(v->velocity) && finite3(v->vorticity) &&
-           isfinite(v->density_deviation);
+/* First field of a particle that is not finite (*nan) or outside the
+ * documented ranges of types.h, or NULL. */
+static const char *particle_bad_field(eddy_vec3 position, eddy_vec3 velocity,
+                                      const eddy_vec3 *vorticity, float drho, bool *nan) {
+    *nan = true;
+    if (!finite3(position)) return "position";
+    if (!finite3(velocity)) return "velocity";
+    if (vorticity && !finite3(*vorticity)) return "vorticity";
+    if (!isfinite(drho)) return "density_deviation";
+    *nan = false;
+    if (!within3(position, EDDY_MAX_COORDINATE)) return "position (beyond EDDY_MAX_COORDINATE)";
+    if (!within3(velocity, EDDY_MAX_SPEED)) return "velocity (beyond EDDY_MAX_SPEED)";
+    if (vorticity && !within3(*vorticity, EDDY_MAX_VORTICITY))
+        return "vorticity (beyond EDDY_MAX_VORTICITY)";
+    if (!within(drho, -EDDY_MAX_DENSITY_DEVIATION, EDDY_MAX_DENSITY_DEVIATION))
+        return "density_deviation (beyond EDDY_MAX_DENSITY_DEVIATION)";
+    return NULL;
 }
 
-static bool tracer_finite(const eddy_tracer *t) {
-    return finite3(t->position) && finite3(t->velocity) && isfinite(t->density_deviation);
+/* Check particles[0..count); on error the message names the particle and field. */
+static eddy_status particles_check(eddy_world *w, const char *kind, const eddy_vorton *v,
+                                   const eddy_tracer *t, int count) {
+    for (int i = 0; i < count; ++i) {
+        bool nan;
+        const char *field =
+            v ? particle_bad_field(v[i].position, v[i].velocity, &v[i].vorticity,
+                                   v[i].density_deviation, &nan)
+              : particle_bad_field(t[i].position, t[i].velocity, NULL, t[i].density_deviation, &nan);
+        if (!field) continue;
+        eddy_world_set_error(w, "%s %d: %s %s", kind, i, field,
+                             nan ? "is NaN or infinite" : "is out of range");
+        return nan ? EDDY_ERROR_NAN : EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    return EDDY_OK;
 }
 
 static eddy_status population_check(eddy_world *w, const void *items, int count) {
-    if (!w || (count > 0 && !items) || count < 0) return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!w) return EDDY_ERROR_INVALID_ARGUMENT;
+    if ((count > 0 && !items) || count < 0) {
+        eddy_world_set_error(w, "particles are NULL or count %d is negative", count);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
     if (w->stepped) {
         eddy_world_set_error(w, "particles can only be added before the first step");
         return EDDY_ERROR_WRONG_STATE;
@@ -284,11 +337,8 @@ static vec3 v3(eddy_vec3 v) { return (vec3){v.x, v.y, v.z}; }
 eddy_status eddy_world_add_vortons(eddy_world *w, const eddy_vorton *v, int count) {
     eddy_status s = population_check(w, v, count);
     if (s != EDDY_OK) return s;
-    for (int i = 0; i < count; ++i)
-        if (!vorton_finite(&v[i])) {
-            eddy_world_set_error(w, "vorton %d has a NaN or infinite field", i);
-            return EDDY_ERROR_NAN;
-        }
+    s = particles_check(w, "vorton", v, NULL, count);
+    if (s != EDDY_OK) return s;
     if (count > INT32_MAX / 2 - w->vortons.count || !eddy_particles_reserve(&w->vortons, w->vortons.count + count) ||
         !scratch_reserve(w, w->vortons.count + count)) {
         eddy_world_set_error(w, "out of memory adding %d vortons", count);
@@ -304,11 +354,8 @@ eddy_status eddy_world_add_vortons(eddy_world *w, const eddy_vorton *v, int coun
 eddy_status eddy_world_add_tracers(eddy_world *w, const eddy_tracer *t, int count) {
     eddy_status s = population_check(w, t, count);
     if (s != EDDY_OK) return s;
-    for (int i = 0; i < count; ++i)
-        if (!tracer_finite(&t[i])) {
-            eddy_world_set_error(w, "tracer %d has a NaN or infinite field", i);
-            return EDDY_ERROR_NAN;
-        }
+    s = particles_check(w, "tracer", NULL, t, count);
+    if (s != EDDY_OK) return s;
     if (count > INT32_MAX / 2 - w->tracers.count || !eddy_particles_reserve(&w->tracers, w->tracers.count + count)) {
         eddy_world_set_error(w, "out of memory adding %d tracers", count);
         return EDDY_ERROR_OUT_OF_MEMORY;
@@ -329,22 +376,33 @@ eddy_emitter_def eddy_emitter_def_default(void) {
     return d;
 }
 
-static bool emitter_def_valid(eddy_world *w, const eddy_emitter_def *d) {
+/* Check an emitter definition against the ranges of types.h; the message
+ * names the field. EDDY_ERROR_NAN for a non-finite field, else INVALID_DEF. */
+static eddy_status emitter_def_check(eddy_world *w, const eddy_emitter_def *d) {
     if (!finite3(d->position) || !finite3(d->position_spread) || !finite3(d->velocity) ||
-        !finite3(d->vorticity) || !finite3(d->vorticity_spread) || !isfinite(d->density_deviation)) {
+        !finite3(d->vorticity) || !finite3(d->vorticity_spread) || !isfinite(d->density_deviation) ||
+        !isfinite(d->vorton_rate) || !isfinite(d->tracer_rate)) {
         eddy_world_set_error(w, "emitter def has a NaN or infinite field");
-        return false;
+        return EDDY_ERROR_NAN;
     }
-    if (!(d->vorton_rate >= 0.0f && d->vorton_rate <= 1.0e6f && d->tracer_rate >= 0.0f &&
-          d->tracer_rate <= 1.0e7f)) {
-        eddy_world_set_error(w, "emitter rates must be in [0, 1e6] vortons/s and [0, 1e7] tracers/s");
-        return false;
+    const char *field = NULL;
+    if (!within3(d->position, EDDY_MAX_COORDINATE)) field = "position (beyond EDDY_MAX_COORDINATE)";
+    else if (!within3(d->position_spread, EDDY_MAX_COORDINATE) || d->position_spread.x < 0.0f ||
+             d->position_spread.y < 0.0f || d->position_spread.z < 0.0f)
+        field = "position_spread (must be >= 0 and within EDDY_MAX_COORDINATE)";
+    else if (!within3(d->velocity, EDDY_MAX_SPEED)) field = "velocity (beyond EDDY_MAX_SPEED)";
+    else if (!within3(d->vorticity, EDDY_MAX_VORTICITY) ||
+             !within3(d->vorticity_spread, EDDY_MAX_VORTICITY))
+        field = "vorticity or vorticity_spread (beyond EDDY_MAX_VORTICITY)";
+    else if (!within(d->density_deviation, -EDDY_MAX_DENSITY_DEVIATION, EDDY_MAX_DENSITY_DEVIATION))
+        field = "density_deviation (beyond EDDY_MAX_DENSITY_DEVIATION)";
+    else if (!(within(d->vorton_rate, 0.0f, 1.0e6f) && within(d->tracer_rate, 0.0f, 1.0e7f)))
+        field = "rates (must be in [0, 1e6] vortons/s and [0, 1e7] tracers/s)";
+    if (field) {
+        eddy_world_set_error(w, "emitter %s", field);
+        return EDDY_ERROR_INVALID_DEF;
     }
-    if (d->position_spread.x < 0.0f || d->position_spread.y < 0.0f || d->position_spread.z < 0.0f) {
-        eddy_world_set_error(w, "emitter position_spread must be >= 0");
-        return false;
-    }
-    return true;
+    return EDDY_OK;
 }
 
 static bool emitter_add(eddy_world *w, const eddy_emitter_def *d, eddy_emitter_id *out);
@@ -356,8 +414,12 @@ eddy_status eddy_world_create_emitter(eddy_world *w, const eddy_emitter_def *d, 
         eddy_world_set_error(w, "emitters can only be created before the first step");
         return EDDY_ERROR_WRONG_STATE;
     }
-    if (!emitter_def_valid(w, d)) return EDDY_ERROR_INVALID_DEF;
-    if (!emitter_add(w, d, out)) return EDDY_ERROR_OUT_OF_MEMORY;
+    eddy_status s = emitter_def_check(w, d);
+    if (s != EDDY_OK) return s;
+    if (!emitter_add(w, d, out)) {
+        eddy_world_set_error(w, "out of memory creating an emitter");
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
     w->hash_valid = false;
     return EDDY_OK;
 }
@@ -369,7 +431,83 @@ static emitter *emitter_get(eddy_world *w, eddy_emitter_id id) {
 }
 
 /* ---------------------------------------------------------------- input */
+static const char *emitter_command_name(eddy_emitter_command_type t) {
+    switch (t) {
+    case EDDY_EMITTER_ENABLE: return "enable";
+    case EDDY_EMITTER_DISABLE: return "disable";
+    case EDDY_EMITTER_SET_RATES: return "set rates";
+    case EDDY_EMITTER_BURST: return "burst";
+    case EDDY_EMITTER_MOVE: return "move";
+    case EDDY_EMITTER_CREATE: return "create";
+    case EDDY_EMITTER_DESTROY: return "destroy";
+    }
+    return NULL;
+}
+
+/* The command's own values, before its emitter is looked up; NULL when fine. */
+static const char *emitter_command_bad_field(const eddy_emitter_command *c, eddy_status *status) {
+    *status = EDDY_ERROR_INVALID_ARGUMENT;
+    switch (c->type) {
+    case EDDY_EMITTER_SET_RATES:
+        if (!isfinite(c->vorton_rate) || !isfinite(c->tracer_rate)) {
+            *status = EDDY_ERROR_NAN;
+            return "vorton_rate or tracer_rate (NaN or infinite)";
+        }
+        if (!(within(c->vorton_rate, 0.0f, 1.0e6f) && within(c->tracer_rate, 0.0f, 1.0e7f)))
+            return "vorton_rate or tracer_rate (must be in [0, 1e6] and [0, 1e7] per second)";
+        return NULL;
+    case EDDY_EMITTER_BURST:
+        if (!(c->vorton_count >= 0 && c->tracer_count >= 0 && c->vorton_count <= 1000000 &&
+              c->tracer_count <= 10000000))
+            return "vorton_count or tracer_count (must be in [0, 1e6] and [0, 1e7])";
+        return NULL;
+    case EDDY_EMITTER_MOVE:
+        if (!finite3(c->position)) {
+            *status = EDDY_ERROR_NAN;
+            return "position (NaN or infinite)";
+        }
+        if (!within3(c->position, EDDY_MAX_COORDINATE)) return "position (beyond EDDY_MAX_COORDINATE)";
+        return NULL;
+    case EDDY_EMITTER_ENABLE: case EDDY_EMITTER_DISABLE: case EDDY_EMITTER_CREATE:
+    case EDDY_EMITTER_DESTROY: return NULL;
+    }
+    return NULL;
+}
+
+static eddy_status emitter_command_check(eddy_world *w, const eddy_emitter_command *c, int k) {
+    const char *name = emitter_command_name(c->type);
+    if (!name) {
+        eddy_world_set_error(w, "emitter command %d has unknown type %d", k, (int)c->type);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if (c->type == EDDY_EMITTER_CREATE) {
+        eddy_status s = emitter_def_check(w, &c->def);
+        if (s != EDDY_OK) {
+            char msg[sizeof w->error];
+            snprintf(msg, sizeof msg, "%s", w->error);
+            eddy_world_set_error(w, "emitter command %d (create): %s", k, msg);
+        }
+        return s;
+    }
+    eddy_status s;
+    const char *field = emitter_command_bad_field(c, &s);
+    if (field) {
+        eddy_world_set_error(w, "emitter command %d (%s): %s", k, name, field);
+        return s;
+    }
+    if (!emitter_get(w, c->emitter)) {
+        eddy_world_set_error(w, "emitter command %d (%s) names a stale or unknown emitter (%d, %u)",
+                             k, name, (int)c->emitter.index1, (unsigned)c->emitter.generation);
+        return EDDY_ERROR_NOT_FOUND;
+    }
+    return EDDY_OK;
+}
+
 static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
+    if (in->flags & ~(uint32_t)(EDDY_INPUT_SET_GRAVITY | EDDY_INPUT_SET_WIND)) {
+        eddy_world_set_error(w, "input flags have unknown bits 0x%x", (unsigned)in->flags);
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
     if ((in->flags & EDDY_INPUT_SET_GRAVITY) && !finite3(in->gravity)) {
         eddy_world_set_error(w, "input gravity is not finite");
         return EDDY_ERROR_NAN;
@@ -378,41 +516,29 @@ static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
         eddy_world_set_error(w, "input wind is not finite");
         return EDDY_ERROR_NAN;
     }
-    if (in->flags & ~(uint32_t)(EDDY_INPUT_SET_GRAVITY | EDDY_INPUT_SET_WIND)) {
-        eddy_world_set_error(w, "input flags have unknown bits 0x%x", (unsigned)in->flags);
+    if ((in->flags & EDDY_INPUT_SET_GRAVITY) && !within3(in->gravity, EDDY_MAX_ACCELERATION)) {
+        eddy_world_set_error(w, "input gravity is beyond EDDY_MAX_ACCELERATION");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    if ((in->flags & EDDY_INPUT_SET_WIND) && !within3(in->wind, EDDY_MAX_SPEED)) {
+        eddy_world_set_error(w, "input wind is beyond EDDY_MAX_SPEED");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     if (in->emitter_command_count < 0 || (in->emitter_command_count > 0 && !in->emitter_commands)) {
         eddy_world_set_error(w, "input emitter_commands is NULL or its count is negative");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
+    int64_t burst_vortons = 0, burst_tracers = 0;
     for (int k = 0; k < in->emitter_command_count; ++k) {
         const eddy_emitter_command *c = &in->emitter_commands[k];
-        if (c->type == EDDY_EMITTER_CREATE) {
-            if (!emitter_def_valid(w, &c->def)) return EDDY_ERROR_INVALID_DEF;
-            continue;
-        }
-        if (!emitter_get(w, c->emitter)) {
-            eddy_world_set_error(w, "emitter command %d names a stale or unknown emitter", k);
-            return EDDY_ERROR_NOT_FOUND;
-        }
-        bool ok = true;
-        switch (c->type) {
-        case EDDY_EMITTER_ENABLE: case EDDY_EMITTER_DISABLE: case EDDY_EMITTER_DESTROY:
-        case EDDY_EMITTER_CREATE: break;
-        case EDDY_EMITTER_SET_RATES:
-            ok = c->vorton_rate >= 0.0f && c->vorton_rate <= 1.0e6f && c->tracer_rate >= 0.0f &&
-                 c->tracer_rate <= 1.0e7f;
-            break;
-        case EDDY_EMITTER_BURST:
-            ok = c->vorton_count >= 0 && c->tracer_count >= 0 && c->vorton_count <= 1000000 &&
-                 c->tracer_count <= 10000000;
-            break;
-        case EDDY_EMITTER_MOVE: ok = finite3(c->position); break;
-        default: ok = false; break;
-        }
-        if (!ok) {
-            eddy_world_set_error(w, "emitter command %d (type %d) has invalid values", k, (int)c->type);
+        eddy_status s = emitter_command_check(w, c, k);
+        if (s != EDDY_OK) return s;
+        if (c->type != EDDY_EMITTER_BURST) continue;
+        burst_vortons += c->vorton_count;
+        burst_tracers += c->tracer_count;
+        if (burst_vortons > 1000000 || burst_tracers > 10000000) {
+            eddy_world_set_error(w, "emitter command %d (burst): the bursts of this input add up to "
+                                 "more than 1e6 vortons or 1e7 tracers", k);
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
     }
@@ -422,7 +548,7 @@ static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
 /* Lowest free emitter slot (or a new one); false: out of memory. */
 static bool emitter_slot(eddy_world *w, int *slot) {
     for (int e = 0; e < w->emitter_count; ++e)
-        if (!w->emitters[e].alive) {
+        if (!w->emitters[e].alive && w->emitters[e].generation != UINT16_MAX) { /* else retired */
             *slot = e;
             return true;
         }
@@ -440,8 +566,7 @@ static bool emitter_add(eddy_world *w, const eddy_emitter_def *d, eddy_emitter_i
     int slot;
     if (!emitter_slot(w, &slot)) return false;
     emitter *e = &w->emitters[slot];
-    uint16_t generation = (uint16_t)(e->generation + 1u);
-    if (generation == 0) generation = 1;
+    const uint16_t generation = (uint16_t)(e->generation + 1u); /* never wraps: retired first */
     memset(e, 0, sizeof *e);
     e->def = *d;
     e->alive = true;
@@ -501,17 +626,6 @@ static bool input_apply(eddy_world *w, const eddy_input *in) {
         (w)->profile.phase_ms[slot] += eddy_now_ms() - t_;                       \
     } while (0)
 
-#ifndef NDEBUG
-static bool state_finite(const particle_array *a) {
-    for (int i = 0; i < a->count; ++i) {
-        float s = a->px[i] + a->py[i] + a->pz[i] + a->vx[i] + a->vy[i] + a->vz[i] + a->drho[i];
-        if (a->has_vorticity) s += a->wx[i] + a->wy[i] + a->wz[i];
-        if (!isfinite(s)) return false;
-    }
-    return true;
-}
-#endif
-
 static bool substep(eddy_world *w, float dt, bool first) {
     bool ok = true;
     if (first) {
@@ -536,9 +650,25 @@ static bool substep(eddy_world *w, float dt, bool first) {
     return true;
 }
 
+/* The step failed or left a non-finite value: from now on the world refuses
+ * to step until a snapshot is restored (the state is not rolled back: that
+ * would cost a copy of the whole state every step). */
+static eddy_status world_break(eddy_world *w, eddy_status status, int64_t step,
+                               const char *reason) {
+    w->needs_restore = true;
+    snprintf(w->broken_reason, sizeof w->broken_reason, "step %lld: %.120s", (long long)step, reason);
+    eddy_world_set_error(w, "%.160s; the world needs eddy_world_restore before it steps again",
+                         w->broken_reason);
+    return status;
+}
+
 eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
     if (!w) return EDDY_ERROR_INVALID_ARGUMENT;
-    if (w->error[0] == '!') return EDDY_ERROR_OUT_OF_MEMORY;  /* a failed step poisons the world */
+    if (w->needs_restore) {
+        eddy_world_set_error(w, "the world needs eddy_world_restore before it steps again (%.160s)",
+                             w->broken_reason);
+        return EDDY_ERROR_WRONG_STATE;
+    }
     const eddy_input none = {0};
     const eddy_input *in = input ? input : &none;
 
@@ -558,34 +688,39 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
     memset(&w->profile, 0, sizeof w->profile);
 
     bool ok = true;
+    char bad[128] = "";
     PHASE(w, EDDY_PHASE_INPUT, ok = input_apply(w, in));
     PHASE(w, EDDY_PHASE_INPUT, eddy_phase_remove_embedded(w));
     const float dt = w->def.dt / (float)w->def.substeps;
     for (int k = 0; k < w->def.substeps && ok; ++k) ok = substep(w, dt, k == 0);
     eddy_bodies_end_step(w); /* input forces act for the whole step, every substep */
+    bool nonfinite = false;
     if (ok) {
         PHASE(w, EDDY_PHASE_DIAGNOSTICS, eddy_phase_diagnostics(w));
         w->frame += 1;
         w->stepped = true;
         w->hash_valid = false;
+        w->block_nonfinite_valid = false;
         if (w->def.hash_every_step) PHASE(w, EDDY_PHASE_HASH, eddy_world_hash_compute(w));
-        EDDY_DEBUG_ASSERT(state_finite(&w->vortons) && state_finite(&w->tracers));
+        /* uses the hash's per-block flags when it has them, else its own pass */
+        PHASE(w, EDDY_PHASE_HASH, nonfinite = eddy_state_find_nonfinite(w, bad, sizeof bad));
         EDDY_DEBUG_ASSERT(eddy_fpenv_is(w->tasks.fp_canonical));
     }
     w->profile.step_ms = eddy_now_ms() - t0;
     eddy_fpenv_set(caller_mode);
-    if (!ok) {
-        eddy_world_set_error(w, "!out of memory during step %lld; the world is unusable",
-                        (long long)w->frame + 1);
-        return EDDY_ERROR_OUT_OF_MEMORY;
+    if (!ok) return world_break(w, EDDY_ERROR_OUT_OF_MEMORY, w->frame + 1, "out of memory");
+    if (nonfinite) {
+        char reason[sizeof w->broken_reason];
+        snprintf(reason, sizeof reason, "the state became non-finite: %.90s", bad);
+        return world_break(w, EDDY_ERROR_NAN, w->frame, reason);
     }
     return EDDY_OK;
 }
 
 /* ---------------------------------------------------------------- queries */
-int64_t eddy_world_frame(const eddy_world *w) { return w->frame; }
-int eddy_world_vorton_count(const eddy_world *w) { return w->vortons.count; }
-int eddy_world_tracer_count(const eddy_world *w) { return w->tracers.count; }
+int64_t eddy_world_frame(const eddy_world *w) { return w ? w->frame : 0; }
+int eddy_world_vorton_count(const eddy_world *w) { return w ? w->vortons.count : 0; }
+int eddy_world_tracer_count(const eddy_world *w) { return w ? w->tracers.count : 0; }
 const eddy_world_def *eddy_world_get_def(const eddy_world *w) { return &w->def; }
 eddy_profile eddy_world_get_profile(const eddy_world *w) { return w->profile; }
 eddy_diagnostics eddy_world_get_diagnostics(const eddy_world *w) { return w->diagnostics; }
@@ -597,6 +732,7 @@ static int clamp_range(int n, int start, int count) {
 }
 
 int eddy_world_get_vortons(const eddy_world *w, int start, int count, eddy_vorton *out) {
+    if (!w || !out) return 0;
     const particle_array *a = &w->vortons;
     int n = clamp_range(a->count, start, count);
     for (int k = 0; k < n; ++k) {
@@ -608,6 +744,7 @@ int eddy_world_get_vortons(const eddy_world *w, int start, int count, eddy_vorto
 }
 
 int eddy_world_get_tracers(const eddy_world *w, int start, int count, eddy_tracer *out) {
+    if (!w || !out) return 0;
     const particle_array *a = &w->tracers;
     int n = clamp_range(a->count, start, count);
     for (int k = 0; k < n; ++k) {

@@ -235,6 +235,33 @@ static eddy_status record_frame(eddy_recorder *r) {
     return s;
 }
 
+/* Why eddy_input_encode refused an input, in the world's words: the input
+ * is encoded before the step (so a step is never left unrecorded), and the
+ * encoder has no message of its own. */
+static void describe_unencodable(const eddy_input *in, char *out, size_t size) {
+    snprintf(out, size, "the input cannot be encoded");
+    if (!in) return;
+    if (in->emitter_command_count < 0 || (in->emitter_command_count > 0 && !in->emitter_commands) ||
+        in->body_command_count < 0 || (in->body_command_count > 0 && !in->body_commands)) {
+        snprintf(out, size, "input command arrays are NULL or their counts negative");
+        return;
+    }
+    for (int k = 0; k < in->emitter_command_count; ++k) {
+        const int t = (int)in->emitter_commands[k].type;
+        if (t < EDDY_EMITTER_ENABLE || t > EDDY_EMITTER_DESTROY) {
+            snprintf(out, size, "emitter command %d has unknown type %d", k, t);
+            return;
+        }
+    }
+    for (int k = 0; k < in->body_command_count; ++k) {
+        const int t = (int)in->body_commands[k].type;
+        if (t < EDDY_BODY_CREATE || t > EDDY_BODY_SET_KINEMATIC) {
+            snprintf(out, size, "body command %d has unknown type %d", k, t);
+            return;
+        }
+    }
+}
+
 eddy_status eddy_recorder_step(eddy_recorder *r, const eddy_input *input) {
     if (!r) return EDDY_ERROR_INVALID_ARGUMENT;
     if (r->failed != EDDY_OK) return r->failed;
@@ -251,7 +278,7 @@ eddy_status eddy_recorder_step(eddy_recorder *r, const eddy_input *input) {
     r->input.size = 0;
     eddy_status s = eddy_input_encode(input, &r->input);
     if (s != EDDY_OK) {
-        snprintf(r->error, sizeof r->error, "the input cannot be encoded (%s)", eddy_status_name(s));
+        describe_unencodable(input, r->error, sizeof r->error);
         return s;
     }
     s = eddy_world_step(r->world, input);

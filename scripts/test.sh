@@ -75,12 +75,18 @@ run_wasm() {
     bash scripts/check_wasm.sh || fail "scripts/check_wasm.sh"
 }
 
-# The replay reader under libFuzzer (clang, ASan+UBSan) for a bounded time,
-# seeded with the stored corpus of bad files (scripts/fuzz_replay.sh).
+# The decoders under libFuzzer (clang, ASan+UBSan), each for a bounded time,
+# seeded with their stored inputs (scripts/fuzz_replay.sh): the replay reader
+# 20 s, the snapshot and input decoders 15 s each, the golden reader 10 s.
+# EDDY_FUZZ_SECONDS, if set, gives every target that time instead.
 run_fuzz() {
-    step "fuzzing the replay reader (${EDDY_FUZZ_SECONDS:-30} s)"
-    EDDY_FUZZ_SECONDS="${EDDY_FUZZ_SECONDS:-30}" bash scripts/fuzz_replay.sh ||
-        fail "scripts/fuzz_replay.sh"
+    local target seconds
+    for target in replay:20 snapshot:15 input:15 golden:10; do
+        seconds=${EDDY_FUZZ_SECONDS:-${target#*:}}
+        step "fuzzing ${target%%:*} (${seconds} s)"
+        bash scripts/fuzz_replay.sh "$seconds" "${target%%:*}" ||
+            fail "scripts/fuzz_replay.sh $seconds ${target%%:*}"
+    done
 }
 
 # Windows x64: MinGW-w64 cross build run under wine against the same goldens,

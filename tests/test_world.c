@@ -690,7 +690,7 @@ Test(input, nan_or_bad_input_changes_nothing) {
     c.type = EDDY_EMITTER_MOVE;
     c.position = (eddy_vec3){NAN, 0.0f, 0.0f};
     in.emitter_commands = &c;
-    expect_refused(w, twin, &in, EDDY_ERROR_INVALID_ARGUMENT, "NaN move");
+    expect_refused(w, twin, &in, EDDY_ERROR_NAN, "NaN move");
     c.type = EDDY_EMITTER_SET_RATES;
     c.vorton_rate = -1.0f;
     expect_refused(w, twin, &in, EDDY_ERROR_INVALID_ARGUMENT, "negative rate");

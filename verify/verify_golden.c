@@ -182,11 +182,26 @@ static int golden_frame_line(golden_reader *r, int64_t expected, eddy_frame_hash
     return VERIFY_EXIT_OK;
 }
 
+/* The trace grows with the lines actually read (doubling), so a header that
+ * announces 10^8 frames in a short file costs nothing before it is refused. */
+static bool golden_trace_reserve(verify_golden *g, int count, int *capacity) {
+    if (count <= *capacity) return true;
+    int cap = *capacity ? 2 * *capacity : 256;
+    cap = cap < g->frames + 1 ? cap : g->frames + 1;
+    eddy_frame_hash *t = realloc(g->trace, (size_t)cap * sizeof *t);
+    if (t == NULL) return false;
+    g->trace = t;
+    *capacity = cap;
+    return true;
+}
+
 static int golden_read_frames(golden_reader *r, verify_golden *g) {
-    g->trace = calloc((size_t)g->frames + 1, sizeof *g->trace);
-    if (g->trace == NULL) return golden_fail(r, "out of memory for %d frames", g->frames);
+    g->trace = NULL;
+    int capacity = 0;
     bool too_long = false;
     for (int f = 0; f <= g->frames; ++f) {
+        if (!golden_trace_reserve(g, f + 1, &capacity))
+            return golden_fail(r, "out of memory for %d frames", g->frames);
         if (!golden_next_line(r, &too_long))
             return golden_fail(r, "file ends after %d of the %d frame lines the header announces "
                                "(frames 0..%d)", f, g->frames + 1, g->frames);

@@ -41,9 +41,11 @@ typedef enum eddy_status {
     EDDY_ERROR_INVALID_ARGUMENT = 1, /* a NULL or out-of-range argument */
     EDDY_ERROR_INVALID_DEF = 2,      /* a definition field is invalid (message names it) */
     EDDY_ERROR_OUT_OF_MEMORY = 3,
-    EDDY_ERROR_WRONG_STATE = 4,      /* call not allowed now (e.g. adding particles after frame 0) */
+    EDDY_ERROR_WRONG_STATE = 4,      /* call not allowed now (e.g. adding particles after frame 0,
+                                        stepping a world that needs a restore) */
     EDDY_ERROR_NOT_FOUND = 5,        /* unknown name or stale id */
-    EDDY_ERROR_NAN = 6,              /* a NaN or infinity in an input or in the state */
+    EDDY_ERROR_NAN = 6,              /* a NaN or infinity in an input or in the state
+                                        after a step (then the world needs a restore) */
     EDDY_ERROR_THREAD = 7,           /* a worker thread could not be started */
     EDDY_ERROR_CAPACITY = 8,         /* a fixed limit would be exceeded */
     EDDY_ERROR_IO = 20,              /* reading or writing failed */

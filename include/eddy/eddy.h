@@ -42,7 +42,9 @@ EDDY_API const char *eddy_last_error_message(void);
 EDDY_API const char *eddy_world_error_message(const eddy_world *world);
 
 /* Population, allowed only before the first step (EDDY_ERROR_WRONG_STATE after).
- * Rejects NaN/infinite fields with EDDY_ERROR_NAN; nothing is added then. */
+ * Rejects NaN/infinite fields with EDDY_ERROR_NAN and values outside the
+ * ranges of types.h with EDDY_ERROR_INVALID_ARGUMENT (the message names the
+ * particle index and the field); nothing is added then. */
 EDDY_API eddy_status eddy_world_add_vortons(eddy_world *world, const eddy_vorton *vortons, int count);
 EDDY_API eddy_status eddy_world_add_tracers(eddy_world *world, const eddy_tracer *tracers, int count);
 
@@ -51,7 +53,10 @@ EDDY_API eddy_status eddy_world_create_emitter(eddy_world *world, const eddy_emi
                                                eddy_emitter_id *out);
 EDDY_API eddy_emitter_def eddy_emitter_def_default(void);
 
-/* Bodies may be created before the first step; later through the input. */
+/* Bodies may be created before the first step; later through the input.
+ * A definition outside the ranges of types.h and shape.h, or whose mass and
+ * shape give no invertible inertia, is refused with EDDY_ERROR_INVALID_DEF
+ * (EDDY_ERROR_NAN for a non-finite field) and a message naming the field. */
 EDDY_API eddy_body_def eddy_body_def_default(void);
 EDDY_API eddy_status eddy_world_create_body(eddy_world *world, const eddy_body_def *def,
                                             eddy_body_id *out);
@@ -66,7 +71,15 @@ EDDY_API int eddy_world_created_bodies(const eddy_world *world, eddy_body_id *ou
 EDDY_API int eddy_world_created_emitters(const eddy_world *world, eddy_emitter_id *out, int capacity);
 
 /* Advance one fixed step. input may be NULL (no change). On an invalid input
- * nothing is changed and the status says why. */
+ * nothing is changed and the status says why: the message names the command
+ * index and type and the field (ranges in types.h).
+ *
+ * A step that runs out of memory (EDDY_ERROR_OUT_OF_MEMORY) or leaves a NaN
+ * or infinity in the state (EDDY_ERROR_NAN; the message names the first
+ * vorton, tracer or body and its field) is not rolled back, since keeping a
+ * copy would cost a whole state per step. Instead the world needs a restore:
+ * every later step returns EDDY_ERROR_WRONG_STATE until eddy_world_restore
+ * (snapshot.h) succeeds. The check costs well under 1% of a step (docs/bench.md). */
 EDDY_API eddy_status eddy_world_step(eddy_world *world, const eddy_input *input);
 
 /* Number of completed steps. */

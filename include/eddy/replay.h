@@ -87,8 +87,9 @@ typedef struct eddy_recorder_def {
     int frames_per_chunk;     /* frames per chunk, 1..4096 (default 32) */
     int keyframe_interval;    /* a keyframe every K frames; 0 = none (default 0) */
     bool block_hashes;        /* store every frame's block hashes, so a divergence is
-                                 located to a block (default false: recomputing them
-                                 costs about 5% of a step; eddy-replay record sets it) */
+                                 located to a block (default false; about 0.1% of a step
+                                 when the world hashes every step, as by default, since
+                                 the world keeps them; eddy-replay record sets it) */
     int compression_level;    /* zstd level 1..19 (default 3) */
     bool sync;                /* files: fsync after every record (default false; a
                                  process crash loses nothing written either way) */

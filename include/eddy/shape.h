@@ -20,6 +20,16 @@ extern "C" {
  * has at most 2 * EDDY_MAX_PLANES - 4 = 60). */
 enum { EDDY_SHAPE_MAX_VERTICES = 256 };
 
+/* Sizes a shape may have: a sphere radius, and every polytope plane offset,
+ * in [EDDY_SHAPE_MIN_SIZE, EDDY_SHAPE_MAX_SIZE] metres. A polytope's largest
+ * offset may be at most EDDY_SHAPE_MAX_ASPECT times its smallest: vertices
+ * closer than 1e-5 of the shape's size are merged, so a thinner shape (a
+ * needle, a sliver) or one whose origin lies nearly on a face cannot be
+ * represented (the message gives the ratio). */
+#define EDDY_SHAPE_MIN_SIZE 1.0e-4f
+#define EDDY_SHAPE_MAX_SIZE 1.0e4f
+#define EDDY_SHAPE_MAX_ASPECT 1.0e4f
+
 /* The builders returning a shape by value do not check their arguments: pass
  * the result to eddy_shape_validate (body creation does). Unused planes and
  * the fields of the other shape type are zero. */
@@ -69,10 +79,12 @@ typedef struct eddy_mass_properties {
     int vertex_count;          /* 0 for a sphere */
 } eddy_mass_properties;
 
-/* Check a shape. Sphere: finite radius > 0, not a hole. Polytope: 4 to
- * EDDY_MAX_PLANES planes, finite values, unit normals (| |n| - 1 | < 1e-4),
- * offsets > 0 (origin strictly inside; the body layer puts it at the
- * centroid), no duplicated plane, a closed bounded volume, every plane
+/* Check a shape. Sphere: finite radius in [EDDY_SHAPE_MIN_SIZE,
+ * EDDY_SHAPE_MAX_SIZE], not a hole. Polytope: 4 to EDDY_MAX_PLANES planes,
+ * finite values, unit normals (| |n| - 1 | < 1e-4), offsets > 0 (origin
+ * strictly inside; the body layer puts it at the centroid), largest over
+ * smallest offset at most EDDY_SHAPE_MAX_ASPECT, offsets in
+ * [EDDY_SHAPE_MIN_SIZE, EDDY_SHAPE_MAX_SIZE], no duplicated plane, a closed bounded volume, every plane
  * carrying a face (>= 3 vertices, else "plane k is redundant"), at most
  * EDDY_SHAPE_MAX_VERTICES vertices and a positive volume. On error the message
  * names the problem and the plane index: EDDY_ERROR_NAN for a non-finite value,

@@ -10,6 +10,31 @@
 extern "C" {
 #endif
 
+/* ------------------------------------------------------------ ranges
+ * What validation accepts. Values outside these ranges are refused before
+ * anything changes: EDDY_ERROR_INVALID_DEF for a world, body or emitter
+ * definition (also when given through an EDDY_BODY_CREATE or
+ * EDDY_EMITTER_CREATE command), EDDY_ERROR_INVALID_ARGUMENT for particles and
+ * other input values, EDDY_ERROR_NAN for a NaN or infinity anywhere; the
+ * message names the field (and the particle or command index). The ranges
+ * keep every product the step forms inside the float range; they do not
+ * promise a stable simulation (a huge viscosity or speed can still blow up a
+ * scene, which the step then reports: see eddy_world_step). */
+#define EDDY_MAX_COORDINATE 1.0e6f      /* |x|, |y|, |z| of any position, m */
+#define EDDY_MAX_SPEED 1.0e4f           /* |component| of a velocity or of wind, m/s */
+#define EDDY_MAX_VORTICITY 1.0e6f       /* |component| of a vorticity or angular velocity, 1/s */
+#define EDDY_MAX_DENSITY_DEVIATION 1.0e4f /* |rho'| of particles and emitters, kg/m^3 */
+#define EDDY_MAX_ACCELERATION 1.0e4f    /* |component| of gravity, m/s^2 */
+#define EDDY_MAX_DIFFUSIVITY 1.0e3f     /* viscosity and density_diffusivity, m^2/s */
+#define EDDY_MAX_GAIN 1.0e3f            /* |stretch_gain|, |spin_gain| */
+#define EDDY_MIN_MASS 1.0e-6f           /* body mass range, kg */
+#define EDDY_MAX_MASS 1.0e12f
+#define EDDY_MAX_TEMPERATURE 1.0e6f     /* body and ambient temperature in (0, this], K */
+#define EDDY_MIN_HEAT_CAPACITY 1.0e-3f  /* body heat capacity range, J/K */
+#define EDDY_MAX_HEAT_CAPACITY 1.0e15f
+#define EDDY_MAX_CONDUCTIVITY 1.0e9f    /* body thermal conductivity in [0, this] */
+#define EDDY_MAX_FORCE 1.0e15f          /* |component| of an input force, torque or impulse */
+
 typedef enum eddy_velocity_method {
     /* Treecode over nested grids evaluated at velocity-grid points (default). */
     EDDY_VELOCITY_TREECODE = 0,
@@ -43,27 +68,33 @@ typedef struct eddy_world_def {
     float dt;                 /* fixed step, seconds (default 1/30) */
     int substeps;             /* fixed substeps per step, >= 1 (default 1) */
     /* fluid */
-    float viscosity;          /* kinematic viscosity nu for PSE (default 0.01) */
+    float viscosity;          /* kinematic viscosity nu for PSE (default 0.01),
+                                 [0, EDDY_MAX_DIFFUSIVITY] */
     float vorticity_dissipation; /* rate: omega -= rate*dt*omega (default 0.01) */
-    float density_diffusivity;   /* kappa for PSE of rho' (default 1e-4) */
+    float density_diffusivity;   /* kappa for PSE of rho' (default 1e-4),
+                                    [0, EDDY_MAX_DIFFUSIVITY] */
     float density_relaxation;    /* rate: rho' -= rate*dt*rho' (default 1e-4) */
-    float ambient_density;    /* rho0 (default 1) */
-    eddy_vec3 gravity;        /* (default 0,0,-10) */
-    eddy_vec3 wind;           /* ambient wind added to particle velocity (default 0) */
-    float stretch_gain;       /* multiplies (omega . grad) u (default 0.5) */
-    float mollify_length_scale; /* auto-mollification length scale (default 1) */
+    float ambient_density;    /* rho0, [1e-3, 1e4] kg/m^3 (default 1) */
+    eddy_vec3 gravity;        /* components within EDDY_MAX_ACCELERATION (default 0,0,-10) */
+    eddy_vec3 wind;           /* ambient wind added to particle velocity (default 0),
+                                 components within EDDY_MAX_SPEED */
+    float stretch_gain;       /* multiplies (omega . grad) u, |.| <= EDDY_MAX_GAIN (default 0.5) */
+    float mollify_length_scale; /* auto-mollification length scale (default 1),
+                                   [0, EDDY_MAX_COORDINATE] */
     eddy_velocity_method velocity_method;
-    float vorton_radius;      /* shared by all vortons (default 0.125) */
-    float tracer_radius;      /* shared by all tracers (default 0.01) */
+    float vorton_radius;      /* shared by all vortons, [1e-4, 1e4] m (default 0.125) */
+    float tracer_radius;      /* shared by all tracers, [1e-6, 1e4] m (default 0.01) */
     int vorton_max_age;       /* frames; -1 = never killed by age (default -1) */
     int tracer_max_age;       /* frames; -1 = never (default -1) */
     uint64_t seed;            /* PRNG seed for emitters (default 1) */
     /* fluid-body coupling */
-    float ambient_temperature;  /* T0, K (default 300); fluid T = T0 rho0 / rho */
-    float fluid_specific_heat;  /* per unit mass (default 1) */
+    float ambient_temperature;  /* T0 in (0, EDDY_MAX_TEMPERATURE] K (default 300);
+                                   fluid T = T0 rho0 / rho */
+    float fluid_specific_heat;  /* per unit mass, [1e-3, 1e9] (default 1) */
     float boundary_thickness;   /* vorton collision shell, in vorton radii (default 1.5) */
     float shedding_gain;        /* vorticity relaxation toward no-slip per step (default 0.1) */
-    float spin_gain;            /* weight of the body's spin vorticity 2 omega_b (default 1) */
+    float spin_gain;            /* weight of the body's spin vorticity 2 omega_b (default 1),
+                                   |.| <= EDDY_MAX_GAIN */
     float tracer_restitution;   /* normal restitution of tracers at walls (default 0.01) */
     eddy_wall_poisoning wall_poisoning;
     /* floating point: flush denormals (FTZ+DAZ / FPCR.FZ) while stepping (default false:
@@ -133,16 +164,21 @@ typedef struct eddy_body_def {
     eddy_quat orientation;
     eddy_vec3 linear_velocity;
     eddy_vec3 angular_velocity;
-    float mass;                /* > 0 */
-    float temperature;         /* K (default 300) */
-    float heat_capacity;       /* J/K, > 0 (default 1e5) */
-    float thermal_conductivity;/* fluid-body heat exchange (default 500) */
+    float mass;                /* [EDDY_MIN_MASS, EDDY_MAX_MASS] kg */
+    float temperature;         /* (0, EDDY_MAX_TEMPERATURE] K (default 300) */
+    float heat_capacity;       /* J/K (default 1e5),
+                                  [EDDY_MIN_HEAT_CAPACITY, EDDY_MAX_HEAT_CAPACITY] */
+    float thermal_conductivity;/* fluid-body heat exchange (default 500),
+                                  [0, EDDY_MAX_CONDUCTIVITY] */
     bool gravity;              /* world gravity and fluid buoyancy act (default true) */
     uint64_t user_data;        /* the game's; never read, hashed or recorded (default 0) */
     int internal_value;        /* set by eddy_body_def_default */
 } eddy_body_def;
 
-/* Generation-checked handle; index1 == 0 means null. */
+/* Generation-checked handle; index1 == 0 means null. A slot's generation
+ * grows by one per body created in it; a slot whose generation reached 65535
+ * is retired when that body is destroyed (never reused), so a stale id can
+ * never name a later body. */
 typedef struct eddy_body_id {
     int32_t index1;   /* slot + 1 */
     uint16_t generation;
@@ -191,7 +227,8 @@ typedef struct eddy_emitter_def {
     uint64_t user_data;          /* the game's; never read, hashed or recorded (default 0) */
 } eddy_emitter_def;
 
-/* Generation-checked handle; 0 (index1 == 0) means null. */
+/* Generation-checked handle; 0 (index1 == 0) means null. Slots are retired
+ * after 65535 generations, as for bodies. */
 typedef struct eddy_emitter_id {
     int32_t index1;   /* slot + 1 */
     uint16_t generation;
@@ -201,7 +238,7 @@ typedef enum eddy_emitter_command_type {
     EDDY_EMITTER_ENABLE = 1,
     EDDY_EMITTER_DISABLE = 2,
     EDDY_EMITTER_SET_RATES = 3,  /* vorton_rate, tracer_rate */
-    EDDY_EMITTER_BURST = 4,      /* emit count vortons and count2 tracers now */
+    EDDY_EMITTER_BURST = 4,      /* emit vorton_count vortons and tracer_count tracers now */
     EDDY_EMITTER_MOVE = 5,       /* position */
     EDDY_EMITTER_CREATE = 6,     /* def; the id is reported by eddy_world_created_emitters */
     EDDY_EMITTER_DESTROY = 7,
