@@ -614,6 +614,10 @@ static void span_destinations(eddy_world *w, snap_view *v) {
     }
     if (v->flow) v->spans[s++].dst = w->flow;
     EDDY_ASSERT(s == v->span_count);
+    /* Test only: the bug synctest must catch, a restore that leaves a cache
+     * of the newer state in place (the flow grid the next step reads). */
+    if (v->flow && (w->tasks.mutations & EDDY_MUTATION_RESTORE_KEEPS_FLOW_GRID) != 0)
+        v->spans[--s].words = 0;
 }
 
 /* Decodes the (checked) slots again, straight into the world. */

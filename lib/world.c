@@ -131,7 +131,8 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
     DEF_CHECK((d->enqueue_task == NULL) == (d->finish_task == NULL),
               "enqueue_task and finish_task must both be set or both be NULL");
     DEF_CHECK((d->test_mutations & ~(uint32_t)(EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION |
-                                               EDDY_MUTATION_SKIP_WORKER_FP_MODE)) == 0,
+                                               EDDY_MUTATION_SKIP_WORKER_FP_MODE |
+                                               EDDY_MUTATION_RESTORE_KEEPS_FLOW_GRID)) == 0,
               "test_mutations has unknown bits");
     return EDDY_OK;
 }

@@ -51,6 +51,13 @@ aarch64_threads=1,3
 # Mutation checks: the scene and the frames (the divergence comes early).
 mutation_scene=vortex_ring
 mutation_frames=30
+# Rollback check (eddy-verify --synctest, docs/rollback.md): every frame,
+# restore the state 4 frames back and re-simulate; vortons, an emitter,
+# tracers, a ball, a polytope and a container, at 1 and 2 workers.
+synctest_scenes=jet_ring,ball_through_smoke,box_spin,plume_plate,sloshing
+synctest_depth=4
+synctest_frames=30
+synctest_threads=1,2
 
 stage_names=()
 stage_seconds=()
@@ -112,6 +119,24 @@ expect_mutation_caught() {
         return 1
     fi
     echo "mutation '$what' caught: exit 1, $(grep -Eom1 'first divergent frame [0-9]+' <<<"$out")"
+}
+
+# expect_synctest_restore_caught: a restore that keeps the newer flow grid
+# (test-only mutation) must make --synctest exit 1 naming frame and component.
+expect_synctest_restore_caught() {
+    local out rc
+    out=$("$build_dir/verify/eddy-verify" --synctest 2 --scene ball_through_smoke --frames 10 \
+          --threads 2 --mutate restore 2>&1)
+    rc=$?
+    printf '%s\n' "$out"
+    if ((rc != 1)); then
+        echo "mutation 'restore' was not caught by --synctest: exit $rc, expected 1"
+        return 1
+    fi
+    grep -Eq 'MISMATCH: frame [0-9]+ .*component [a-z]+, block [0-9]+' <<<"$out" || {
+        echo "mutation 'restore': --synctest failed without naming frame, component and block"
+        return 1
+    }
 }
 
 # Fused multiply-add mnemonics: x86 FMA3/FMA4 (vfmadd231ss, vfnmsub213pd,
@@ -228,6 +253,8 @@ matrix          $build_dir/verify/eddy-verify (gcc, RelWithDebInfo): every scene
 all frames      the same build: every scene, every golden frame, $long_threads workers pinned per $long_pin, hostile FP
 mutation        --mutate reduction (workers 2,3,4) and --mutate fp-mode (workers 4, hostile FP):
                 $mutation_scene, $mutation_frames frames; must exit 1 and name the first divergent frame
+synctest        --synctest $synctest_depth: $synctest_scenes, $synctest_frames frames, workers {$synctest_threads};
+                then --mutate restore must make --synctest exit 1 naming frame, component, block
 gcc -O3         every scene, $extra_frames frames, workers {$extra_threads}, hostile FP
 clang -O0       every scene, $slow_frames frames, workers {$extra_threads}, hostile FP
 gcc ASan+UBSan  every scene, $slow_frames frames, workers {$extra_threads}, hostile FP
@@ -263,6 +290,9 @@ main() {
         --scene all --threads "$long_threads" --pin "$long_pin" --hostile-fp
     stage "mutation: reduction" expect_mutation_caught reduction --threads 2,3,4
     stage "mutation: fp-mode" expect_mutation_caught fp-mode --threads 4 --hostile-fp
+    stage "synctest (rollback)" "$build_dir/verify/eddy-verify" --synctest "$synctest_depth" \
+        --scene "$synctest_scenes" --frames "$synctest_frames" --threads "$synctest_threads"
+    stage "mutation: restore (synctest)" expect_synctest_restore_caught
     variant_stages
     stage "FMA check (gcc, gcc -march=native)" fma_check_x86
     stage "build aarch64 (no hwloc)" aarch64_build

@@ -8,6 +8,7 @@
  *   verify_env.c     worker environment: hwloc pinning, hostile FP mode
  *   verify_report.c  text matrix, JSON, progress on a terminal
  *   verify_replay.c  --replay: a replay's embedded hashes at every worker count
+ *   verify_synctest.c --synctest: restore N frames back and re-simulate, every frame
  *
  * Dependency rule: only eddy's public API, the scene registry, tools/pin.h
  * (unless built with EDDY_VERIFY_NO_PIN) and include/eddy/replay.h (when built
@@ -56,6 +57,7 @@ typedef struct verify_options {
     bool json;
     bool hostile_fp;
     uint32_t mutations;                     /* EDDY_MUTATION_*, test-only (--mutate) */
+    int synctest;                           /* --synctest N: rollback depth, 0 off */
     bool help;
     bool list;
     const char *program;                    /* argv[0], for the regenerate command */
@@ -178,5 +180,10 @@ void verify_json_string(FILE *out, const char *text);
 /* ---------------------------------------------------------------- replay */
 /* Check a replay's embedded hashes at every worker count and pin policy of o. */
 int verify_replay(const verify_options *o, verify_env *env);
+
+/* ---------------------------------------------------------------- synctest */
+/* Every frame, restore the state of o->synctest frames ago and re-simulate to
+ * now, comparing every frame's hashes with the first simulation. */
+int verify_synctest(const verify_options *o, verify_env *env);
 
 #endif

@@ -44,10 +44,14 @@ void verify_usage(FILE *out) {
             "  --json          one JSON object on stdout instead of the matrix\n"
             "  --list          list the scenes and their default frames\n"
             "  --help          this text\n"
+            "  --synctest N    rollback check instead of goldens: every frame, restore the\n"
+            "                  state of N frames ago and re-simulate to now (--frames\n"
+            "                  default 60); a mismatch names frame, component and block\n"
             "  --mutate WHAT   TEST ONLY: break determinism on purpose to prove the check\n"
-            "                  fails: reduction (reduction order follows the worker count)\n"
-            "                  or fp-mode (workers keep their own FP mode; use with\n"
-            "                  --hostile-fp)\n"
+            "                  fails: reduction (reduction order follows the worker count),\n"
+            "                  fp-mode (workers keep their own FP mode; use with\n"
+            "                  --hostile-fp) or restore (a restore keeps the world's flow\n"
+            "                  grid; use with --synctest)\n"
             "\n"
             "exit: 0 all match, 1 a mismatch, 2 usage, 3 bad golden or replay file\n",
             VERIFY_DEFAULT_THREADS, EDDY_VERIFY_GOLDEN_DIR);
@@ -194,8 +198,10 @@ static int parse_mutation(const char *text, verify_options *o) {
         o->mutations |= EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION;
     } else if (strcmp(text, "fp-mode") == 0) {
         o->mutations |= EDDY_MUTATION_SKIP_WORKER_FP_MODE;
+    } else if (strcmp(text, "restore") == 0) {
+        o->mutations |= EDDY_MUTATION_RESTORE_KEEPS_FLOW_GRID;
     } else {
-        return usage_error("--mutate '%s': expected reduction or fp-mode (test only)", text);
+        return usage_error("--mutate '%s': expected reduction, fp-mode or restore (test only)", text);
     }
     return VERIFY_EXIT_OK;
 }
@@ -227,6 +233,9 @@ static int parse_valued(const char *name, const char *value, verify_options *o) 
     if (strcmp(name, "--threads") == 0) return parse_threads(value, o);
     if (strcmp(name, "--pin") == 0) return parse_pins(value, o);
     if (strcmp(name, "--mutate") == 0) return parse_mutation(value, o);
+    if (strcmp(name, "--synctest") == 0 && !parse_int(value, 1, 1000, &o->synctest))
+        return usage_error("--synctest '%s': expected a rollback depth from 1 to 1000", value);
+    if (strcmp(name, "--synctest") == 0) return VERIFY_EXIT_OK;
     if (strcmp(name, "--golden") == 0) {
         o->golden_dir = value;
     } else if (strcmp(name, "--replay") == 0) {
@@ -248,7 +257,7 @@ static bool *flag_of(const char *arg, verify_options *o) {
 
 static int parse_one(int argc, char **argv, int *i, verify_options *o) {
     static const char *const valued[] = {"--scene", "--frames", "--threads", "--pin",
-                                         "--golden", "--replay", "--mutate"};
+                                         "--golden", "--replay", "--mutate", "--synctest"};
     bool *flag = flag_of(argv[*i], o);
     if (flag != NULL) {
         *flag = true;
@@ -267,6 +276,8 @@ static int parse_one(int argc, char **argv, int *i, verify_options *o) {
 static int check_combinations(const verify_options *o) {
     if (o->bless && o->replay_path != NULL) return usage_error("--bless and --replay exclude each other");
     if (o->bless && o->mutations != 0) return usage_error("--bless with --mutate would bless a broken trace");
+    if (o->synctest > 0 && (o->bless || o->replay_path != NULL))
+        return usage_error("--synctest runs scenes; it excludes --bless and --replay");
     if (o->replay_path != NULL && o->mutations != 0)
         return usage_error("--mutate needs scene runs; a replay's world definition is its own");
     return VERIFY_EXIT_OK;

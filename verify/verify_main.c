@@ -167,7 +167,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "eddy-verify: %s\n", message);
         return VERIFY_EXIT_USAGE;
     }
-    if (o.replay_path != NULL) status = verify_replay(&o, env);
+    if (o.synctest > 0) status = verify_synctest(&o, env);
+    else if (o.replay_path != NULL) status = verify_replay(&o, env);
     else if (o.bless) status = bless_all(&o, env);
     else status = check_all(&o, env);
     verify_env_destroy(env);
