@@ -139,6 +139,29 @@ expect_synctest_restore_caught() {
     }
 }
 
+# desync_between_logs: hash logs of noise_cloud written at 1 worker and at 3
+# workers with the reduction mutation must be told apart by --desync (exit 1,
+# naming frame, component and block); equal runs are in sync (exit 0); a cut
+# log is refused (exit 3).
+desync_between_logs() {
+    local dir=$ci_root/desync v=$build_dir/verify/eddy-verify out rc
+    mkdir -p "$dir"
+    "$v" --hash-log "$dir/a.hlog" --scene noise_cloud --frames 6 --threads 1 >/dev/null &&
+        "$v" --hash-log "$dir/b.hlog" --scene noise_cloud --frames 6 --threads 3 >/dev/null &&
+        "$v" --hash-log "$dir/c.hlog" --scene noise_cloud --frames 6 --threads 3 \
+            --mutate reduction >/dev/null || return 1
+    "$v" --desync "$dir/a.hlog,$dir/b.hlog" || { echo "equal runs not in sync"; return 1; }
+    out=$("$v" --desync "$dir/a.hlog,$dir/c.hlog" 2>&1)
+    rc=$?
+    printf '%s\n' "$out"
+    ((rc == 1)) && grep -Eq '^desync at frame [0-9]+: component [a-z]+, block [0-9]+' <<<"$out" ||
+        { echo "--desync did not locate the planted divergence (exit $rc)"; return 1; }
+    head -c 1000 "$dir/a.hlog" >"$dir/cut.hlog"
+    "$v" --desync "$dir/a.hlog,$dir/cut.hlog"
+    rc=$?
+    ((rc == 3)) || { echo "a cut hash log was not refused (exit $rc)"; return 1; }
+}
+
 # Fused multiply-add mnemonics: x86 FMA3/FMA4 (vfmadd231ss, vfnmsub213pd,
 # vfmaddsub..., vfmaddss) and aarch64 (fmadd, fmsub, fnmadd, fnmsub, fmla, fmls).
 fma_pattern='^[[:space:]]*[0-9a-f]+:[[:space:]]+(v?fn?m(add|sub)|vfmaddsub|vfmsubadd|fml[as])[0-9a-z.]*([[:space:]]|$)'
@@ -255,6 +278,8 @@ mutation        --mutate reduction (workers 2,3,4) and --mutate fp-mode (workers
                 $mutation_scene, $mutation_frames frames; must exit 1 and name the first divergent frame
 synctest        --synctest $synctest_depth: $synctest_scenes, $synctest_frames frames, workers {$synctest_threads};
                 then --mutate restore must make --synctest exit 1 naming frame, component, block
+desync          hash logs of noise_cloud (1 worker; 3 workers; 3 with --mutate reduction):
+                --desync must say in sync, then locate the divergence, and refuse a cut log
 gcc -O3         every scene, $extra_frames frames, workers {$extra_threads}, hostile FP
 clang -O0       every scene, $slow_frames frames, workers {$extra_threads}, hostile FP
 gcc ASan+UBSan  every scene, $slow_frames frames, workers {$extra_threads}, hostile FP
@@ -293,6 +318,7 @@ main() {
     stage "synctest (rollback)" "$build_dir/verify/eddy-verify" --synctest "$synctest_depth" \
         --scene "$synctest_scenes" --frames "$synctest_frames" --threads "$synctest_threads"
     stage "mutation: restore (synctest)" expect_synctest_restore_caught
+    stage "desync localisation (hash logs)" desync_between_logs
     variant_stages
     stage "FMA check (gcc, gcc -march=native)" fma_check_x86
     stage "build aarch64 (no hwloc)" aarch64_build

@@ -9,6 +9,7 @@
  *   verify_report.c  text matrix, JSON, progress on a terminal
  *   verify_replay.c  --replay: a replay's embedded hashes at every worker count
  *   verify_synctest.c --synctest: restore N frames back and re-simulate, every frame
+ *   verify_desync.c  --hash-log, --desync: hash logs and desync localisation
  *
  * Dependency rule: only eddy's public API, the scene registry, tools/pin.h
  * (unless built with EDDY_VERIFY_NO_PIN) and include/eddy/replay.h (when built
@@ -58,6 +59,8 @@ typedef struct verify_options {
     bool hostile_fp;
     uint32_t mutations;                     /* EDDY_MUTATION_*, test-only (--mutate) */
     int synctest;                           /* --synctest N: rollback depth, 0 off */
+    const char *hash_log_path;              /* --hash-log FILE: write a scene's hash log */
+    const char *desync_paths;               /* --desync A,B: compare two hash logs */
     bool help;
     bool list;
     const char *program;                    /* argv[0], for the regenerate command */
@@ -185,5 +188,11 @@ int verify_replay(const verify_options *o, verify_env *env);
 /* Every frame, restore the state of o->synctest frames ago and re-simulate to
  * now, comparing every frame's hashes with the first simulation. */
 int verify_synctest(const verify_options *o, verify_env *env);
+
+/* ---------------------------------------------------------------- desync */
+/* Write the hash log of the first scene at the first worker count and pin. */
+int verify_hash_log(const verify_options *o, verify_env *env);
+/* Locate the first desync between two hash logs (docs/desync.md). */
+int verify_desync(const verify_options *o);
 
 #endif

@@ -47,6 +47,11 @@ void verify_usage(FILE *out) {
             "  --synctest N    rollback check instead of goldens: every frame, restore the\n"
             "                  state of N frames ago and re-simulate to now (--frames\n"
             "                  default 60); a mismatch names frame, component and block\n"
+            "  --hash-log FILE write the hash log (a hash tree per frame) of one scene at one\n"
+            "                  worker count (the first of --scene and --threads)\n"
+            "  --desync A,B    compare two hash logs written on two machines: the first frame\n"
+            "                  whose roots differ, then the component and block, by the\n"
+            "                  search two peers would run (docs/desync.md)\n"
             "  --mutate WHAT   TEST ONLY: break determinism on purpose to prove the check\n"
             "                  fails: reduction (reduction order follows the worker count),\n"
             "                  fp-mode (workers keep their own FP mode; use with\n"
@@ -240,6 +245,10 @@ static int parse_valued(const char *name, const char *value, verify_options *o) 
         o->golden_dir = value;
     } else if (strcmp(name, "--replay") == 0) {
         o->replay_path = value;
+    } else if (strcmp(name, "--hash-log") == 0) {
+        o->hash_log_path = value;
+    } else if (strcmp(name, "--desync") == 0) {
+        o->desync_paths = value;
     } else if (!parse_int(value, 1, 1000000, &o->frames)) {
         return usage_error("--frames '%s': expected a whole number of frames >= 1", value);
     }
@@ -257,7 +266,8 @@ static bool *flag_of(const char *arg, verify_options *o) {
 
 static int parse_one(int argc, char **argv, int *i, verify_options *o) {
     static const char *const valued[] = {"--scene", "--frames", "--threads", "--pin",
-                                         "--golden", "--replay", "--mutate", "--synctest"};
+                                         "--golden", "--replay", "--mutate", "--synctest",
+                                         "--hash-log", "--desync"};
     bool *flag = flag_of(argv[*i], o);
     if (flag != NULL) {
         *flag = true;
