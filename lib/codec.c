@@ -19,12 +19,10 @@
  *   hashing and test switches are not physics: a replay plays at any worker
  *   count). Its XXH3-64 digest is how a snapshot recognises its world. */
 #include "codec.h"
+#include "xxh3.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #define WIRE_HOST_LITTLE_ENDIAN 0
@@ -41,7 +39,7 @@ void eddy_bytes_free(eddy_bytes *bytes) {
     bytes->capacity = 0;
 }
 
-uint64_t eddy_wire_xxh3(const void *data, size_t size) { return XXH3_64bits(data, size); }
+uint64_t eddy_wire_xxh3(const void *data, size_t size) { return eddy_xxh3(data, size); }
 
 /* ---------------------------------------------------------------- writer */
 void eddy_wire_writer_init(wire_writer *w, eddy_bytes *out) {
