@@ -15,8 +15,10 @@
  * - Block hashes go through a streaming XXH3 state: the block's field arrays
  *   are not contiguous, and XXH3 guarantees that streaming the pieces equals
  *   hashing their concatenation. On a little-endian host the SoA arrays are
- *   already in canonical byte order and are fed straight from memory; on a
- *   big-endian host they are byte-swapped through a small stack buffer.
+ *   already in canonical byte order and are fed straight from memory, through
+ *   the widest XXH3 build the CPU has (lib/xxh3.h: AVX2 on x86-64 when
+ *   present; XXH3's value does not depend on it); on a big-endian host they
+ *   are byte-swapped through a small stack buffer.
  * - Short records (component headers, globals, the frame record) are written
  *   byte by byte in little-endian order through a small buffered writer, which
  *   is endian-independent by construction.
@@ -24,6 +26,7 @@
  *   each block hash is fed to the component state as soon as it is computed:
  *   same bytes in the same order, so the same value, without scratch. */
 #include "core.h"
+#include "xxh3.h"
 
 #include <stdlib.h>
 
@@ -111,11 +114,10 @@ static void put_vec3(le_writer *wr, eddy_vec3 v) {
     put_f32(wr, v.z);
 }
 
-/* n 32-bit words (float bit patterns or int32) as little-endian bytes. */
+#if !HASH_HOST_LITTLE_ENDIAN
+/* n 32-bit words (float bit patterns or int32) as little-endian bytes,
+ * byte-swapped through a small stack buffer (big-endian hosts only). */
 static void update_words32(XXH3_state_t *state, const void *words, size_t n) {
-#if HASH_HOST_LITTLE_ENDIAN
-    XXH3_64bits_update(state, words, n * 4);
-#else
     const unsigned char *src = words;
     uint32_t swapped[64];
     while (n > 0) {
@@ -129,8 +131,8 @@ static void update_words32(XXH3_state_t *state, const void *words, size_t n) {
         src += 4 * m;
         n -= m;
     }
-#endif
 }
+#endif
 
 /* ---------------------------------------------------------------- particles */
 static const particle_array *component_particles(const eddy_world *w, eddy_component c) {
@@ -154,6 +156,21 @@ static uint64_t particle_block_hash(const particle_array *a, bool vorton, int bl
     }
     fields[field_count++] = a->drho;
 
+#if HASH_HOST_LITTLE_ENDIAN
+    /* The fields' bytes are already canonical: hash them where they lie,
+     * with the widest XXH3 the CPU has (same value on every path). */
+    eddy_xxh3_piece pieces[11];
+    for (int f = 0; f < field_count; ++f) pieces[f] = (eddy_xxh3_piece){fields[f] + begin, 4 * n};
+    pieces[field_count] = (eddy_xxh3_piece){a->birth + begin, 4 * n};
+    const uint64_t hash = eddy_xxh3_pieces(pieces, field_count + 1);
+    if (nonfinite) {
+        /* the end-of-step finiteness check, on data the hash just brought into cache */
+        uint32_t bad = 0;
+        for (int f = 0; f < field_count; ++f) bad |= eddy_nonfinite_bits(fields[f] + begin, (int)n);
+        *nonfinite = bad != 0;
+    }
+    return hash;
+#else
     XXH3_state_t state;
     XXH3_INITSTATE(&state);
     XXH3_64bits_reset(&state);
@@ -166,6 +183,7 @@ static uint64_t particle_block_hash(const particle_array *a, bool vorton, int bl
     if (nonfinite) *nonfinite = bad != 0;
     update_words32(&state, a->birth + begin, n);
     return XXH3_64bits_digest(&state);
+#endif
 }
 
 /* Up to two particle components hashed in one eddy_parallel_for: chunk c is block

@@ -41,7 +41,10 @@ void eddy_particles_free(particle_array *a) {
 
 bool eddy_particles_renumber_ids(particle_array *a) {
     if (!a->track_ids) return true;
-    if (a->capacity > 0 && !grow_array((void **)&a->id, a->capacity, sizeof(uint64_t))) return false;
+    /* eddy_particles_reserve grows the ids with the other fields: allocate
+     * only when ids were never stored (no allocation on an in-place restore). */
+    if (a->capacity > 0 && !a->id && !grow_array((void **)&a->id, a->capacity, sizeof(uint64_t)))
+        return false;
     for (int i = 0; i < a->count; ++i) a->id[i] = (uint64_t)i;
     a->next_id = (uint64_t)a->count;
     return true;

@@ -158,7 +158,8 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
               "worker_start is called on the built-in pool's threads only and would never be "
               "called with enqueue_task set: prepare your job system's threads yourself");
     DEF_CHECK((d->test_mutations & ~(uint32_t)(EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION |
-                                               EDDY_MUTATION_SKIP_WORKER_FP_MODE)) == 0,
+                                               EDDY_MUTATION_SKIP_WORKER_FP_MODE |
+                                               EDDY_MUTATION_RESTORE_KEEPS_FLOW_GRID)) == 0,
               "test_mutations has unknown bits");
     return EDDY_OK;
 }

@@ -52,6 +52,13 @@ aarch64_threads=1,3
 # Mutation checks: the scene and the frames (the divergence comes early).
 mutation_scene=vortex_ring
 mutation_frames=30
+# Rollback check (eddy-verify --synctest, docs/rollback.md): every frame,
+# restore the state 4 frames back and re-simulate; vortons, an emitter,
+# tracers, a ball, a polytope and a container, at 1 and 2 workers.
+synctest_scenes=jet_ring,ball_through_smoke,box_spin,plume_plate,sloshing
+synctest_depth=4
+synctest_frames=30
+synctest_threads=1,2
 
 stage_names=()
 stage_seconds=()
@@ -113,6 +120,47 @@ expect_mutation_caught() {
         return 1
     fi
     echo "mutation '$what' caught: exit 1, $(grep -Eom1 'first divergent frame [0-9]+' <<<"$out")"
+}
+
+# expect_synctest_restore_caught: a restore that keeps the newer flow grid
+# (test-only mutation) must make --synctest exit 1 naming frame and component.
+expect_synctest_restore_caught() {
+    local out rc
+    out=$("$build_dir/verify/eddy-verify" --synctest 2 --scene ball_through_smoke --frames 10 \
+          --threads 2 --mutate restore 2>&1)
+    rc=$?
+    printf '%s\n' "$out"
+    if ((rc != 1)); then
+        echo "mutation 'restore' was not caught by --synctest: exit $rc, expected 1"
+        return 1
+    fi
+    grep -Eq 'MISMATCH: frame [0-9]+ .*component [a-z]+, block [0-9]+' <<<"$out" || {
+        echo "mutation 'restore': --synctest failed without naming frame, component and block"
+        return 1
+    }
+}
+
+# desync_between_logs: hash logs of noise_cloud written at 1 worker and at 3
+# workers with the reduction mutation must be told apart by --desync (exit 1,
+# naming frame, component and block); equal runs are in sync (exit 0); a cut
+# log is refused (exit 3).
+desync_between_logs() {
+    local dir=$ci_root/desync v=$build_dir/verify/eddy-verify out rc
+    mkdir -p "$dir"
+    "$v" --hash-log "$dir/a.hlog" --scene noise_cloud --frames 6 --threads 1 >/dev/null &&
+        "$v" --hash-log "$dir/b.hlog" --scene noise_cloud --frames 6 --threads 3 >/dev/null &&
+        "$v" --hash-log "$dir/c.hlog" --scene noise_cloud --frames 6 --threads 3 \
+            --mutate reduction >/dev/null || return 1
+    "$v" --desync "$dir/a.hlog,$dir/b.hlog" || { echo "equal runs not in sync"; return 1; }
+    out=$("$v" --desync "$dir/a.hlog,$dir/c.hlog" 2>&1)
+    rc=$?
+    printf '%s\n' "$out"
+    ((rc == 1)) && grep -Eq '^desync at frame [0-9]+: component [a-z]+, block [0-9]+' <<<"$out" ||
+        { echo "--desync did not locate the planted divergence (exit $rc)"; return 1; }
+    head -c 1000 "$dir/a.hlog" >"$dir/cut.hlog"
+    "$v" --desync "$dir/a.hlog,$dir/cut.hlog"
+    rc=$?
+    ((rc == 3)) || { echo "a cut hash log was not refused (exit $rc)"; return 1; }
 }
 
 # Fused multiply-add mnemonics: x86 FMA3/FMA4 (vfmadd231ss, vfnmsub213pd,
@@ -238,6 +286,10 @@ matrix          $build_dir/verify/eddy-verify (gcc, RelWithDebInfo): every scene
 all frames      the same build: every scene, every golden frame, $long_threads workers pinned per $long_pin, hostile FP
 mutation        --mutate reduction (workers 2,3,4) and --mutate fp-mode (workers 4, hostile FP):
                 $mutation_scene, $mutation_frames frames; must exit 1 and name the first divergent frame
+synctest        --synctest $synctest_depth: $synctest_scenes, $synctest_frames frames, workers {$synctest_threads};
+                then --mutate restore must make --synctest exit 1 naming frame, component, block
+desync          hash logs of noise_cloud (1 worker; 3 workers; 3 with --mutate reduction):
+                --desync must say in sync, then locate the divergence, and refuse a cut log
 gcc -O3         every scene, $extra_frames frames, workers {$extra_threads}, hostile FP
 clang -O0       every scene, $slow_frames frames, workers {$extra_threads}, hostile FP
 gcc ASan+UBSan  every scene, $slow_frames frames, workers {$extra_threads}, hostile FP
@@ -274,6 +326,10 @@ main() {
         --scene all --threads "$long_threads" --pin "$long_pin" --hostile-fp
     stage "mutation: reduction" expect_mutation_caught reduction --threads 2,3,4
     stage "mutation: fp-mode" expect_mutation_caught fp-mode --threads 4 --hostile-fp
+    stage "synctest (rollback)" "$build_dir/verify/eddy-verify" --synctest "$synctest_depth" \
+        --scene "$synctest_scenes" --frames "$synctest_frames" --threads "$synctest_threads"
+    stage "mutation: restore (synctest)" expect_synctest_restore_caught
+    stage "desync localisation (hash logs)" desync_between_logs
     variant_stages
     stage "FMA check (gcc, gcc -march=native)" fma_check_x86
     stage "build aarch64 (no hwloc)" aarch64_build

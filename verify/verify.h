@@ -11,6 +11,8 @@
  *   verify_replay.c  --replay: a replay's embedded hashes at every worker count
  *   verify_corpus.c  --corpus: a directory of replays, --shard K/N of it
  *   verify_junit.c   --junit: JUnit XML of the corpus runs; output file rules
+ *   verify_synctest.c --synctest: restore N frames back and re-simulate, every frame
+ *   verify_desync.c  --hash-log, --desync: hash logs and desync localisation
  *
  * Dependency rule: only eddy's public API, the scene registry, tools/pin.h
  * (unless built with EDDY_VERIFY_NO_PIN) and include/eddy/replay.h (when built
@@ -80,6 +82,9 @@ typedef struct verify_options {
     bool hostile_fp;
     verify_denormals denormals;
     uint32_t mutations;                     /* EDDY_MUTATION_*, test-only (--mutate) */
+    int synctest;                           /* --synctest N: rollback depth, 0 off */
+    const char *hash_log_path;              /* --hash-log FILE: write a scene's hash log */
+    const char *desync_paths;               /* --desync A,B: compare two hash logs */
     bool help;
     bool list;
     const char *program;                    /* argv[0], for the regenerate command */
@@ -241,5 +246,16 @@ bool verify_junit_write(const char *path, bool force, const char *name, const ve
                         int n, char *message, size_t size);
 /* false (and a message) if path exists and force is off; "-" is always allowed. */
 bool verify_output_allowed(const char *path, bool force, char *message, size_t size);
+
+/* ---------------------------------------------------------------- synctest */
+/* Every frame, restore the state of o->synctest frames ago and re-simulate to
+ * now, comparing every frame's hashes with the first simulation. */
+int verify_synctest(const verify_options *o, verify_env *env);
+
+/* ---------------------------------------------------------------- desync */
+/* Write the hash log of the first scene at the first worker count and pin. */
+int verify_hash_log(const verify_options *o, verify_env *env);
+/* Locate the first desync between two hash logs (docs/desync.md). */
+int verify_desync(const verify_options *o);
 
 #endif

@@ -58,11 +58,20 @@ void verify_usage(FILE *out) {
             "  --json          one JSON object on stdout instead of the matrix\n"
             "  --list          list the scenes and their default frames\n"
             "  --help          this text\n"
+            "  --synctest N    rollback check instead of goldens: every frame, restore the\n"
+            "                  state of N frames ago and re-simulate to now (--frames\n"
+            "                  default 60); a mismatch names frame, component and block\n"
+            "  --hash-log FILE write the hash log (a hash tree per frame) of one scene at one\n"
+            "                  worker count (the first of --scene and --threads)\n"
+            "  --desync A,B    compare two hash logs written on two machines: the first frame\n"
+            "                  whose roots differ, then the component and block, by the\n"
+            "                  search two peers would run (docs/desync.md)\n"
             "  --version       eddy version and hash-spec version\n"
             "  --mutate WHAT   TEST ONLY: break determinism on purpose to prove the check\n"
-            "                  fails: reduction (reduction order follows the worker count)\n"
-            "                  or fp-mode (workers keep their own FP mode; use with\n"
-            "                  --hostile-fp)\n"
+            "                  fails: reduction (reduction order follows the worker count),\n"
+            "                  fp-mode (workers keep their own FP mode; use with\n"
+            "                  --hostile-fp) or restore (a restore keeps the world's flow\n"
+            "                  grid; use with --synctest)\n"
             "\n"
             "exit: 0 all match, 1 a mismatch, 2 usage, 3 bad golden or replay file\n"
             "after a failure: docs/verify.md\n",
@@ -219,8 +228,10 @@ static int parse_mutation(const char *text, verify_options *o) {
         o->mutations |= EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION;
     } else if (strcmp(text, "fp-mode") == 0) {
         o->mutations |= EDDY_MUTATION_SKIP_WORKER_FP_MODE;
+    } else if (strcmp(text, "restore") == 0) {
+        o->mutations |= EDDY_MUTATION_RESTORE_KEEPS_FLOW_GRID;
     } else {
-        return usage_error("--mutate '%s': expected reduction or fp-mode (test only)", text);
+        return usage_error("--mutate '%s': expected reduction, fp-mode or restore (test only)", text);
     }
     return VERIFY_EXIT_OK;
 }
@@ -280,6 +291,9 @@ static int parse_valued(const char *name, const char *value, verify_options *o) 
     if (strcmp(name, "--pin") == 0) return parse_pins(value, o);
     if (strcmp(name, "--mutate") == 0) return parse_mutation(value, o);
     if (strcmp(name, "--denormals") == 0) return parse_denormals(value, o);
+    if (strcmp(name, "--synctest") == 0 && !parse_int(value, 1, 1000, &o->synctest))
+        return usage_error("--synctest '%s': expected a rollback depth from 1 to 1000", value);
+    if (strcmp(name, "--synctest") == 0) return VERIFY_EXIT_OK;
     if (strcmp(name, "--golden") == 0) {
         o->golden_dir = value;
     } else if (strcmp(name, "--replay") == 0) {
@@ -290,6 +304,10 @@ static int parse_valued(const char *name, const char *value, verify_options *o) 
         o->junit_path = value;
     } else if (strcmp(name, "--shard") == 0) {
         return parse_shard(value, o);
+    } else if (strcmp(name, "--hash-log") == 0) {
+        o->hash_log_path = value;
+    } else if (strcmp(name, "--desync") == 0) {
+        o->desync_paths = value;
     } else if (!parse_int(value, 1, 1000000, &o->frames)) {
         return usage_error("--frames '%s': expected a whole number of frames >= 1", value);
     }
@@ -310,7 +328,8 @@ static bool *flag_of(const char *arg, verify_options *o) {
 static int parse_one(int argc, char **argv, int *i, verify_options *o) {
     static const char *const valued[] = {"--scene", "--frames", "--threads", "--pin",
                                          "--golden", "--replay", "--mutate", "--corpus",
-                                         "--shard", "--junit", "--denormals"};
+                                         "--shard", "--junit", "--denormals",
+                                         "--synctest", "--hash-log", "--desync"};
     bool *flag = flag_of(argv[*i], o);
     if (flag != NULL) {
         *flag = true;
@@ -333,6 +352,8 @@ static int check_combinations(const verify_options *o) {
         return usage_error("--bless with --denormals: goldens are blessed with the default definition");
     if (o->replay_path != NULL && o->denormals != VERIFY_DENORMALS_DEFAULT)
         return usage_error("--denormals needs scene runs; a replay's world definition is its own");
+    if (o->synctest > 0 && (o->bless || o->replay_path != NULL))
+        return usage_error("--synctest runs scenes; it excludes --bless and --replay");
     if (o->replay_path != NULL && o->mutations != 0)
         return usage_error("--mutate needs scene runs; a replay's world definition is its own");
     if (o->corpus_dir != NULL && (o->bless || o->replay_path != NULL || o->mutations != 0))

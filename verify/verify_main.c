@@ -173,6 +173,9 @@ int main(int argc, char **argv) {
         return VERIFY_EXIT_USAGE;
     }
     if (o.corpus_dir != NULL) status = verify_corpus(&o, env);
+    else if (o.desync_paths != NULL) status = verify_desync(&o);
+    else if (o.hash_log_path != NULL) status = verify_hash_log(&o, env);
+    else if (o.synctest > 0) status = verify_synctest(&o, env);
     else if (o.replay_path != NULL) status = verify_replay(&o, env);
     else if (o.bless) status = bless_all(&o, env);
     else status = check_all(&o, env);

@@ -52,6 +52,7 @@ enum {
     EDDY_MUTATION_NONE = 0,
     EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION = 1u << 0, /* reduce in worker order */
     EDDY_MUTATION_SKIP_WORKER_FP_MODE = 1u << 1,        /* leave workers' FP mode alone */
+    EDDY_MUTATION_RESTORE_KEEPS_FLOW_GRID = 1u << 2,    /* restore leaves the old flow grid */
 };
 
 typedef enum eddy_wall_poisoning {

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* XXH3-64 dispatch (see xxh3.h): the AVX2 build where the CPU has it, else
+ * the baseline build of this file. The CPU is asked on every call
+ * (__builtin_cpu_supports reads a word the runtime filled at start-up), so
+ * there is no lazily initialised state to race on. */
+#include "xxh3.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#if defined(EDDY_HAVE_XXH3_AVX2)
+uint64_t eddy_xxh3_avx2(const void *data, size_t size);
+uint64_t eddy_xxh3_pieces_avx2(const eddy_xxh3_piece *pieces, int count);
+#endif
+
+uint64_t eddy_xxh3_baseline(const void *data, size_t size) { return XXH3_64bits(data, size); }
+
+uint64_t eddy_xxh3_pieces_baseline(const eddy_xxh3_piece *pieces, int count) {
+    XXH3_state_t state;
+    XXH3_INITSTATE(&state);
+    XXH3_64bits_reset(&state);
+    for (int i = 0; i < count; ++i) XXH3_64bits_update(&state, pieces[i].data, pieces[i].size);
+    return XXH3_64bits_digest(&state);
+}
+
+bool eddy_xxh3_wide_available(void) {
+#if defined(EDDY_HAVE_XXH3_AVX2)
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
+uint64_t eddy_xxh3_wide(const void *data, size_t size) {
+#if defined(EDDY_HAVE_XXH3_AVX2)
+    return eddy_xxh3_avx2(data, size);
+#else
+    return eddy_xxh3_baseline(data, size);
+#endif
+}
+
+uint64_t eddy_xxh3_pieces_wide(const eddy_xxh3_piece *pieces, int count) {
+#if defined(EDDY_HAVE_XXH3_AVX2)
+    return eddy_xxh3_pieces_avx2(pieces, count);
+#else
+    return eddy_xxh3_pieces_baseline(pieces, count);
+#endif
+}
+
+uint64_t eddy_xxh3(const void *data, size_t size) {
+    return eddy_xxh3_wide_available() ? eddy_xxh3_wide(data, size) : eddy_xxh3_baseline(data, size);
+}
+
+uint64_t eddy_xxh3_pieces(const eddy_xxh3_piece *pieces, int count) {
+    return eddy_xxh3_wide_available() ? eddy_xxh3_pieces_wide(pieces, count)
+                                      : eddy_xxh3_pieces_baseline(pieces, count);
+}
