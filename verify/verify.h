@@ -56,6 +56,7 @@ typedef struct verify_options {
     bool json;
     bool hostile_fp;
     uint32_t mutations;                     /* EDDY_MUTATION_*, test-only (--mutate) */
+    eddy_treecode_traversal treecode;       /* --treecode (default: the library's default) */
     bool help;
     bool list;
     const char *program;                    /* argv[0], for the regenerate command */
@@ -119,6 +120,7 @@ typedef struct verify_run_config {
     verify_pin pin;
     bool hostile_fp;
     uint32_t mutations;
+    eddy_treecode_traversal treecode;
 } verify_run_config;
 
 /* Where a run first left its golden. */
@@ -152,7 +154,7 @@ void verify_run_check(verify_env *env, const verify_run_config *config, const ve
                       verify_progress_fn *progress, void *progress_context, verify_outcome *out);
 /* Run at 1 worker unpinned and record the whole trace into g (allocated). */
 bool verify_run_record(verify_env *env, const char *scene, int frames,
-                       verify_progress_fn *progress, void *progress_context, verify_golden *g,
+                       eddy_treecode_traversal treecode, verify_progress_fn *progress, void *progress_context, verify_golden *g,
                        char *message, size_t message_size);
 
 /* ---------------------------------------------------------------- report */

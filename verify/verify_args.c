@@ -23,7 +23,8 @@ void verify_usage(FILE *out) {
     fprintf(out,
             "usage: eddy-verify [--scene NAME|all] [--frames N] [--threads LIST]\n"
             "                   [--pin none|core|pu|all] [--golden DIR] [--bless]\n"
-            "                   [--replay FILE] [--hostile-fp] [--json] [--list] [--help]\n"
+            "                   [--replay FILE] [--hostile-fp] [--treecode multipole|original]\n"
+            "                   [--json] [--list] [--help]\n"
             "\n"
             "Runs each scene at each worker count and pin policy, hashes every frame and\n"
             "compares the trace with DIR/<scene>.golden; prints a pass/fail matrix and, for\n"
@@ -41,6 +42,9 @@ void verify_usage(FILE *out) {
             "  --replay FILE   check a replay's embedded hashes at every worker count and pin\n"
             "  --hostile-fp    step from a thread in round-toward-zero with FTZ/DAZ off and\n"
             "                  start every worker in that mode (the result must not change)\n"
+            "  --treecode T    step every scene with this treecode traversal: multipole\n"
+            "                  (the default) or original (the seed's traversal; its\n"
+            "                  goldens are in golden/original: --golden golden/original)\n"
             "  --json          one JSON object on stdout instead of the matrix\n"
             "  --list          list the scenes and their default frames\n"
             "  --help          this text\n"
@@ -227,6 +231,12 @@ static int parse_valued(const char *name, const char *value, verify_options *o) 
     if (strcmp(name, "--threads") == 0) return parse_threads(value, o);
     if (strcmp(name, "--pin") == 0) return parse_pins(value, o);
     if (strcmp(name, "--mutate") == 0) return parse_mutation(value, o);
+    if (strcmp(name, "--treecode") == 0) {
+        if (strcmp(value, "multipole") == 0) o->treecode = EDDY_TREECODE_MULTIPOLE;
+        else if (strcmp(value, "original") == 0) o->treecode = EDDY_TREECODE_ORIGINAL;
+        else return usage_error("--treecode '%s': expected multipole or original", value);
+        return VERIFY_EXIT_OK;
+    }
     if (strcmp(name, "--golden") == 0) {
         o->golden_dir = value;
     } else if (strcmp(name, "--replay") == 0) {
@@ -248,7 +258,7 @@ static bool *flag_of(const char *arg, verify_options *o) {
 
 static int parse_one(int argc, char **argv, int *i, verify_options *o) {
     static const char *const valued[] = {"--scene", "--frames", "--threads", "--pin",
-                                         "--golden", "--replay", "--mutate"};
+                                         "--golden", "--replay", "--mutate", "--treecode"};
     bool *flag = flag_of(argv[*i], o);
     if (flag != NULL) {
         *flag = true;
@@ -276,6 +286,7 @@ static void set_defaults(verify_options *o, const char *program) {
     memset(o, 0, sizeof *o);
     o->program = program;
     o->golden_dir = EDDY_VERIFY_GOLDEN_DIR;
+    o->treecode = eddy_world_def_default().treecode_traversal;
     o->pins[0] = VERIFY_PIN_NONE;
     o->pin_count = 1;
     parse_threads(VERIFY_DEFAULT_THREADS, o);

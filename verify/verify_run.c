@@ -42,6 +42,7 @@ static double now_seconds(void) {
 static eddy_status run_create(verify_env *env, const verify_run_config *c, eddy_world **out) {
     eddy_world_def base = eddy_world_def_default();
     base.test_mutations = c->mutations;
+    base.treecode_traversal = c->treecode;
     base.hash_every_step = true;
     verify_env_configure(env, &base, c->workers, c->pin, c->hostile_fp);
     return eddy_scene_create(c->scene, &base, out);
@@ -166,7 +167,7 @@ static void compare_blocks(const reference_state *ref, const check_state *run,
 static void locate_block(verify_env *env, const verify_run_config *c, check_state *run) {
     verify_divergence *d = run->divergence;
     if (d->component < 0) return;
-    verify_run_config rc = {c->scene, (int)d->frame, 1, VERIFY_PIN_NONE, false, 0};
+    verify_run_config rc = {c->scene, (int)d->frame, 1, VERIFY_PIN_NONE, false, 0, c->treecode};
     reference_state ref = {d->frame, -1, d->component, 0, NULL, 0};
     run_loop loop = {&rc, reference_frame, &ref, NULL, NULL};
     char message[256];
@@ -203,7 +204,7 @@ static bool record_frame(eddy_world *world, const eddy_frame_hash *hash, void *c
 }
 
 bool verify_run_record(verify_env *env, const char *scene, int frames,
-                       verify_progress_fn *progress, void *progress_context, verify_golden *g,
+                       eddy_treecode_traversal treecode, verify_progress_fn *progress, void *progress_context, verify_golden *g,
                        char *message, size_t message_size) {
     memset(g, 0, sizeof *g);
     snprintf(g->scene, sizeof g->scene, "%s", scene);
@@ -215,7 +216,7 @@ bool verify_run_record(verify_env *env, const char *scene, int frames,
         snprintf(message, message_size, "%s: out of memory for %d frames", scene, frames);
         return false;
     }
-    verify_run_config rc = {scene, frames, 1, VERIFY_PIN_NONE, false, 0};
+    verify_run_config rc = {scene, frames, 1, VERIFY_PIN_NONE, false, 0, treecode};
     run_loop loop = {&rc, record_frame, g, progress, progress_context};
     if (run_scene(env, &loop, message, message_size)) return true;
     verify_golden_free(g);
