@@ -152,7 +152,7 @@ static inline float grid_interp_float(const grid_shape *g, const float *field, f
 void eddy_grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi, float *scale);
 
 /* ---------------------------------------------------------------- tree */
-enum { TREE_MAX_LEVELS = 16 };
+enum { TREE_MAX_LEVELS = 16, TREE_MOMENTS = 27 };
 
 typedef struct supervorton {
     float px, py, pz;    /* |omega|-weighted centroid */
@@ -165,9 +165,10 @@ typedef struct influence_tree {
     grid_shape layer[TREE_MAX_LEVELS];
     supervorton *cells[TREE_MAX_LEVELS];
     int capacity[TREE_MAX_LEVELS];
-    /* First moments about each cell's centroid, 9 floats per cell, filled by
-     * eddy_tree_build_moments (multipole traversal only): m[3 b + k] =
-     * sum over the cell's vortons of (p - centroid)_b w_k. */
+    /* Moments about each cell's centroid, TREE_MOMENTS floats per cell,
+     * filled by eddy_tree_build_moments (multipole traversal only), sums over
+     * the cell's vortons with r = p - centroid: m[3 b + k] = sum r_b w_k;
+     * m[9 + 6 k + pair] = sum r_b r_c w_k, pairs xx xy xz yy yz zz. */
     float *moments[TREE_MAX_LEVELS];
     int moment_capacity[TREE_MAX_LEVELS];
 } influence_tree;

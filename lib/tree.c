@@ -191,15 +191,27 @@ typedef struct moment_job {
     int level;
 } moment_job;
 
-/* m[3 b + k] += (p - c)_b w_k */
-static inline void moment_add(float m[9], float rx, float ry, float rz, float wx, float wy,
-                              float wz) {
-    const float r[3] = {rx, ry, rz};
-    for (int b = 0; b < 3; ++b) {
-        m[3 * b + 0] += r[b] * wx;
-        m[3 * b + 1] += r[b] * wy;
-        m[3 * b + 2] += r[b] * wz;
-    }
+/* The pairs (b, c), b <= c, of the second moments, in storage order. */
+static const int pair_b[6] = {0, 0, 0, 1, 1, 2}, pair_c[6] = {0, 1, 2, 1, 2, 2};
+
+/* A vorton (or a child's sum, with its own moments) at offset r from the
+ * centroid: m[3 b + k] += r_b w_k; m[9 + 6 k + pair(b, c)] += r_b r_c w_k,
+ * plus, for a child, the shift of its moments: M_bk' = M_bk + ..., Q_bck' =
+ * Q_bck + r_b M_ck + r_c M_bk. */
+static inline void moment_add(float m[TREE_MOMENTS], float rx, float ry, float rz, float wx,
+                              float wy, float wz, const float *child) {
+    const float r[3] = {rx, ry, rz}, w[3] = {wx, wy, wz};
+    for (int b = 0; b < 3; ++b)
+        for (int k = 0; k < 3; ++k) m[3 * b + k] += r[b] * w[k];
+    for (int k = 0; k < 3; ++k)
+        for (int p = 0; p < 6; ++p) {
+            const int b = pair_b[p], c = pair_c[p];
+            float q = (r[b] * r[c]) * w[k];
+            if (child) q = q + (r[b] * child[3 * c + k] + r[c] * child[3 * b + k]);
+            m[9 + 6 * k + p] += q;
+        }
+    if (child)
+        for (int k = 0; k < TREE_MOMENTS; ++k) m[k] += child[k];
 }
 
 static void base_moment_chunk(int chunk, int begin, int end, void *context) {
@@ -207,14 +219,14 @@ static void base_moment_chunk(int chunk, int begin, int end, void *context) {
     const particle_array *v = job->v;
     for (int c = begin; c < end; ++c) {
         const supervorton *s = &job->t->cells[0][c];
-        float m[9] = {0};
+        float m[TREE_MOMENTS] = {0};
         if (s->weight > 0.0f)
             for (int n = job->part->cell_start[c]; n < job->part->cell_start[c + 1]; ++n) {
                 int i = job->part->sorted_index[n];
                 moment_add(m, v->px[i] - s->px, v->py[i] - s->py, v->pz[i] - s->pz, v->wx[i],
-                           v->wy[i], v->wz[i]);
+                           v->wy[i], v->wz[i], NULL);
             }
-        memcpy(&job->t->moments[0][9 * (size_t)c], m, sizeof m);
+        memcpy(&job->t->moments[0][TREE_MOMENTS * (size_t)c], m, sizeof m);
     }
 }
 
@@ -231,7 +243,7 @@ static void upper_moment_chunk(int chunk, int begin, int end, void *context) {
         int pi = c % pg->cells[0], pj = (c / pg->cells[0]) % pg->cells[1];
         int pk = c / (pg->cells[0] * pg->cells[1]);
         const supervorton *s = &t->cells[job->level][c];
-        float m[9] = {0};
+        float m[TREE_MOMENTS] = {0};
         for (int dz = 0; dz < dec[2] && s->weight > 0.0f; ++dz)
             for (int dy = 0; dy < dec[1]; ++dy)
                 for (int dx = 0; dx < dec[0]; ++dx) {
@@ -239,12 +251,11 @@ static void upper_moment_chunk(int chunk, int begin, int end, void *context) {
                     int child = ci + cg->cells[0] * (cj + cg->cells[1] * ck);
                     const supervorton *ch = &t->cells[job->level - 1][child];
                     if (!(ch->weight > 0.0f)) continue;
-                    const float *cm = &t->moments[job->level - 1][9 * (size_t)child];
-                    for (int k = 0; k < 9; ++k) m[k] += cm[k];
+                    const float *cm = &t->moments[job->level - 1][TREE_MOMENTS * (size_t)child];
                     moment_add(m, ch->px - s->px, ch->py - s->py, ch->pz - s->pz, ch->wx, ch->wy,
-                               ch->wz);
+                               ch->wz, cm);
                 }
-        memcpy(&t->moments[job->level][9 * (size_t)c], m, sizeof m);
+        memcpy(&t->moments[job->level][TREE_MOMENTS * (size_t)c], m, sizeof m);
     }
 }
 
@@ -253,7 +264,7 @@ bool eddy_tree_build_moments(influence_tree *t, task_system *ts, const particle_
     for (int l = 0; l < t->levels; ++l) {
         const int cells = grid_cell_count(&t->layer[l]);
         if (cells <= t->moment_capacity[l]) continue;
-        float *p = realloc(t->moments[l], (size_t)cells * 9 * sizeof *p);
+        float *p = realloc(t->moments[l], (size_t)cells * TREE_MOMENTS * sizeof *p);
         if (!p) return false;
         t->moments[l] = p;
         t->moment_capacity[l] = cells;
@@ -270,60 +281,173 @@ bool eddy_tree_build_moments(influence_tree *t, task_system *ts, const particle_
 
 /* ---------------------------------------------------------------- multipole traversal */
 
+/* Four lanes of floats. Every operation is one IEEE single-precision
+ * operation per lane (no FMA: the build forbids contraction), so the SSE2,
+ * NEON and plain C versions give the same bits, and the 8 lanes of a block
+ * give the bits the scalar kernel would give point by point in this order. */
+#if defined(__SSE2__) && !defined(EDDY_TREE_PLAIN_LANES)
+#include <emmintrin.h>
+typedef __m128 f4;
+typedef __m128 m4;
+static inline f4 f4_load(const float *p) { return _mm_loadu_ps(p); }
+static inline void f4_store(float *p, f4 a) { _mm_storeu_ps(p, a); }
+static inline f4 f4_splat(float s) { return _mm_set1_ps(s); }
+static inline f4 f4_add(f4 a, f4 b) { return _mm_add_ps(a, b); }
+static inline f4 f4_sub(f4 a, f4 b) { return _mm_sub_ps(a, b); }
+static inline f4 f4_mul(f4 a, f4 b) { return _mm_mul_ps(a, b); }
+static inline f4 f4_div(f4 a, f4 b) { return _mm_div_ps(a, b); }
+static inline f4 f4_sqrt(f4 a) { return _mm_sqrt_ps(a); }
+static inline m4 f4_lt(f4 a, f4 b) { return _mm_cmplt_ps(a, b); }
+static inline m4 f4_gt(f4 a, f4 b) { return _mm_cmpgt_ps(a, b); }
+static inline m4 m4_andnot(m4 not_a, m4 b) { return _mm_andnot_ps(not_a, b); }
+static inline f4 f4_select(m4 m, f4 a, f4 b) {
+    return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));
+}
+#elif defined(__ARM_NEON) && defined(__aarch64__) && !defined(EDDY_TREE_PLAIN_LANES)
+#include <arm_neon.h>
+typedef float32x4_t f4;
+typedef uint32x4_t m4;
+static inline f4 f4_load(const float *p) { return vld1q_f32(p); }
+static inline void f4_store(float *p, f4 a) { vst1q_f32(p, a); }
+static inline f4 f4_splat(float s) { return vdupq_n_f32(s); }
+static inline f4 f4_add(f4 a, f4 b) { return vaddq_f32(a, b); }
+static inline f4 f4_sub(f4 a, f4 b) { return vsubq_f32(a, b); }
+static inline f4 f4_mul(f4 a, f4 b) { return vmulq_f32(a, b); }
+static inline f4 f4_div(f4 a, f4 b) { return vdivq_f32(a, b); }
+static inline f4 f4_sqrt(f4 a) { return vsqrtq_f32(a); }
+static inline m4 f4_lt(f4 a, f4 b) { return vcltq_f32(a, b); }
+static inline m4 f4_gt(f4 a, f4 b) { return vcgtq_f32(a, b); }
+static inline m4 m4_andnot(m4 not_a, m4 b) { return vbicq_u32(b, not_a); }
+static inline f4 f4_select(m4 m, f4 a, f4 b) { return vbslq_f32(m, a, b); }
+#else
+typedef struct f4 { float v[4]; } f4;
+typedef struct m4 { bool v[4]; } m4;
+#define F4_MAP(expr)                                                                         \
+    f4 r;                                                                                    \
+    for (int k = 0; k < 4; ++k) r.v[k] = (expr);                                             \
+    return r
+static inline f4 f4_load(const float *p) { F4_MAP(p[k]); }
+static inline void f4_store(float *p, f4 a) { memcpy(p, a.v, sizeof a.v); }
+static inline f4 f4_splat(float s) { F4_MAP(s); }
+static inline f4 f4_add(f4 a, f4 b) { F4_MAP(a.v[k] + b.v[k]); }
+static inline f4 f4_sub(f4 a, f4 b) { F4_MAP(a.v[k] - b.v[k]); }
+static inline f4 f4_mul(f4 a, f4 b) { F4_MAP(a.v[k] * b.v[k]); }
+static inline f4 f4_div(f4 a, f4 b) { F4_MAP(a.v[k] / b.v[k]); }
+static inline f4 f4_sqrt(f4 a) { F4_MAP(sqrtf(a.v[k])); }
+static inline f4 f4_select(m4 m, f4 a, f4 b) { F4_MAP(m.v[k] ? a.v[k] : b.v[k]); }
+#undef F4_MAP
+static inline m4 f4_lt(f4 a, f4 b) {
+    m4 r;
+    for (int k = 0; k < 4; ++k) r.v[k] = a.v[k] < b.v[k];
+    return r;
+}
+static inline m4 f4_gt(f4 a, f4 b) { return f4_lt(b, a); }
+static inline m4 m4_andnot(m4 not_a, m4 b) {
+    m4 r;
+    for (int k = 0; k < 4; ++k) r.v[k] = !not_a.v[k] && b.v[k];
+    return r;
+}
+#endif
+
+enum { BLOCK_GROUPS = TREE_BLOCK_POINTS / 4 };
+
 typedef struct block_eval {
     const influence_tree *t;
     const particle_array *v;
     const partition *part;
+    float theta;
+    f4 qx[BLOCK_GROUPS], qy[BLOCK_GROUPS], qz[BLOCK_GROUPS];
+    f4 ux[BLOCK_GROUPS], uy[BLOCK_GROUPS], uz[BLOCK_GROUPS];
+    f4 a2, a3, c3; /* c3 = c / 3 */
+    f4 zero, one, half, three, minus_six, fifteen;
     const tree_block *b;
-    float theta, a2, a3, c3; /* c3 = c / 3 */
-    float ux[TREE_BLOCK_POINTS], uy[TREE_BLOCK_POINTS], uz[TREE_BLOCK_POINTS];
 } block_eval;
 
-/* One vorton (or a cell's sum) at p with vorticity w, at every lane: the
- * kernel of kernel.c written without branches, so that lanes may be computed
- * side by side; the same operations in the same order for every lane. */
+static inline f4 cross_component(f4 a1, f4 b2, f4 a2, f4 b1) {
+    return f4_sub(f4_mul(a1, b2), f4_mul(a2, b1));
+}
+
+/* One vorton at p with vorticity w, at every lane: kernel.c's kernel
+ * written with selects instead of branches (d == 0 adds a zero). */
 static void lanes_point(block_eval *e, float px, float py, float pz, float wx, float wy,
                         float wz) {
-    const tree_block *b = e->b;
-    for (int k = 0; k < TREE_BLOCK_POINTS; ++k) {
-        const float dx = b->qx[k] - px, dy = b->qy[k] - py, dz = b->qz[k] - pz;
-        const float d2 = dx * dx + dy * dy + dz * dz;
-        const float den = d2 * sqrtf(d2);
-        const float far = den > 0.0f ? e->c3 * (e->a3 / den) : 0.0f;
-        const float s = d2 < e->a2 ? e->c3 : far;
-        e->ux[k] += s * (wy * dz - wz * dy);
-        e->uy[k] += s * (wz * dx - wx * dz);
-        e->uz[k] += s * (wx * dy - wy * dx);
+    const f4 Px = f4_splat(px), Py = f4_splat(py), Pz = f4_splat(pz);
+    const f4 Wx = f4_splat(wx), Wy = f4_splat(wy), Wz = f4_splat(wz);
+    for (int g = 0; g < BLOCK_GROUPS; ++g) {
+        const f4 dx = f4_sub(e->qx[g], Px), dy = f4_sub(e->qy[g], Py), dz = f4_sub(e->qz[g], Pz);
+        const f4 d2 = f4_add(f4_add(f4_mul(dx, dx), f4_mul(dy, dy)), f4_mul(dz, dz));
+        const f4 den = f4_mul(d2, f4_sqrt(d2));
+        const f4 far = f4_select(f4_gt(den, e->zero), f4_mul(e->c3, f4_div(e->a3, den)), e->zero);
+        const f4 s = f4_select(f4_lt(d2, e->a2), e->c3, far);
+        e->ux[g] = f4_add(e->ux[g], f4_mul(s, cross_component(Wy, dz, Wz, dy)));
+        e->uy[g] = f4_add(e->uy[g], f4_mul(s, cross_component(Wz, dx, Wx, dz)));
+        e->uz[g] = f4_add(e->uz[g], f4_mul(s, cross_component(Wx, dy, Wy, dx)));
     }
 }
 
-/* A cell as a multipole about its centroid c: with d = q - c, the summed
- * vorticity W, the first moments M (m[3 b + k]) and A = sum w x r,
- *   u = k/|d|^3 [W x d - A + 3 (M^T d) x d / |d|^2]   outside the core,
- *   u = c/3 [W x d - A]                              inside it,
- * the kernel expanded to first order in the vortons' offsets r from c. */
+/* A cell as a multipole about its centroid c. With d = q - c, the summed
+ * vorticity W, first moments M_bk = sum r_b w_k, A = sum w x r, second
+ * moments Q_k (Q_k,bc = sum r_b r_c w_k), P_k = Q_k d, s_k = d.P_k and
+ * tau_k = 15 s_k / |d|^2 - 3 tr Q_k, the kernel expanded to second order in
+ * the vortons' offsets r from c is, outside the core (k = c a^3 / 3),
+ *   u = k/|d|^3 [W x d - A + 3 (M^T d) x d / |d|^2
+ *                + (-6 e_amn P_m,n + (tau x d)_a) / (2 |d|^2)],
+ * and inside it (linear kernel, exact to first order) u = c/3 [W x d - A]. */
 static void lanes_cell(block_eval *e, const supervorton *s, const float *m) {
-    const tree_block *b = e->b;
-    const float Ax = m[3 * 2 + 1] - m[3 * 1 + 2];
-    const float Ay = m[3 * 0 + 2] - m[3 * 2 + 0];
-    const float Az = m[3 * 1 + 0] - m[3 * 0 + 1];
-    for (int k = 0; k < TREE_BLOCK_POINTS; ++k) {
-        const float dx = b->qx[k] - s->px, dy = b->qy[k] - s->py, dz = b->qz[k] - s->pz;
-        const float d2 = dx * dx + dy * dy + dz * dz;
-        const float den = d2 * sqrtf(d2);
-        const bool outside = !(d2 < e->a2) && den > 0.0f;
-        const float inv = outside ? 1.0f / den : 0.0f;
-        const float sc = outside ? e->c3 * (e->a3 * inv) : e->c3;
-        const float t = outside ? 3.0f / d2 : 0.0f;
-        const float Bx = dx * m[0] + dy * m[3] + dz * m[6];
-        const float By = dx * m[1] + dy * m[4] + dz * m[7];
-        const float Bz = dx * m[2] + dy * m[5] + dz * m[8];
-        const float vx = (s->wy * dz - s->wz * dy) - Ax + t * (By * dz - Bz * dy);
-        const float vy = (s->wz * dx - s->wx * dz) - Ay + t * (Bz * dx - Bx * dz);
-        const float vz = (s->wx * dy - s->wy * dx) - Az + t * (Bx * dy - By * dx);
-        e->ux[k] += sc * vx;
-        e->uy[k] += sc * vy;
-        e->uz[k] += sc * vz;
+    const f4 Cx = f4_splat(s->px), Cy = f4_splat(s->py), Cz = f4_splat(s->pz);
+    const f4 Wx = f4_splat(s->wx), Wy = f4_splat(s->wy), Wz = f4_splat(s->wz);
+    const f4 Ax = f4_splat(m[3 * 2 + 1] - m[3 * 1 + 2]);
+    const f4 Ay = f4_splat(m[3 * 0 + 2] - m[3 * 2 + 0]);
+    const f4 Az = f4_splat(m[3 * 1 + 0] - m[3 * 0 + 1]);
+    f4 M[9], Q[18], T3[3];
+    for (int k = 0; k < 9; ++k) M[k] = f4_splat(m[k]);
+    for (int k = 0; k < 18; ++k) Q[k] = f4_splat(m[9 + k]);
+    for (int k = 0; k < 3; ++k) {
+        const float *q = &m[9 + 6 * k];
+        T3[k] = f4_splat(3.0f * ((q[0] + q[3]) + q[5]));
+    }
+    for (int g = 0; g < BLOCK_GROUPS; ++g) {
+        const f4 dx = f4_sub(e->qx[g], Cx), dy = f4_sub(e->qy[g], Cy), dz = f4_sub(e->qz[g], Cz);
+        const f4 d2 = f4_add(f4_add(f4_mul(dx, dx), f4_mul(dy, dy)), f4_mul(dz, dz));
+        const f4 r = f4_sqrt(d2);
+        const f4 den = f4_mul(d2, r);
+        const m4 outside = m4_andnot(f4_lt(d2, e->a2), f4_gt(den, e->zero));
+        const f4 inv = f4_div(e->one, den);
+        const f4 id2 = f4_select(outside, f4_mul(r, inv), e->zero); /* 1/|d|^2 outside */
+        const f4 sc = f4_select(outside, f4_mul(e->c3, f4_mul(e->a3, inv)), e->c3);
+        const f4 t = f4_mul(e->three, id2);
+        const f4 Bx = f4_add(f4_add(f4_mul(dx, M[0]), f4_mul(dy, M[3])), f4_mul(dz, M[6]));
+        const f4 By = f4_add(f4_add(f4_mul(dx, M[1]), f4_mul(dy, M[4])), f4_mul(dz, M[7]));
+        const f4 Bz = f4_add(f4_add(f4_mul(dx, M[2]), f4_mul(dy, M[5])), f4_mul(dz, M[8]));
+        f4 P[3][3], tau[3];
+        for (int k = 0; k < 3; ++k) {
+            const f4 *q = &Q[6 * k];
+            P[k][0] = f4_add(f4_add(f4_mul(q[0], dx), f4_mul(q[1], dy)), f4_mul(q[2], dz));
+            P[k][1] = f4_add(f4_add(f4_mul(q[1], dx), f4_mul(q[3], dy)), f4_mul(q[4], dz));
+            P[k][2] = f4_add(f4_add(f4_mul(q[2], dx), f4_mul(q[4], dy)), f4_mul(q[5], dz));
+            const f4 sk =
+                f4_add(f4_add(f4_mul(dx, P[k][0]), f4_mul(dy, P[k][1])), f4_mul(dz, P[k][2]));
+            tau[k] = f4_sub(f4_mul(e->fifteen, f4_mul(sk, id2)), T3[k]);
+        }
+        const f4 h = f4_mul(e->half, id2);
+        const f4 qx = f4_add(f4_mul(e->minus_six, f4_sub(P[1][2], P[2][1])),
+                             cross_component(tau[1], dz, tau[2], dy));
+        const f4 qy = f4_add(f4_mul(e->minus_six, f4_sub(P[2][0], P[0][2])),
+                             cross_component(tau[2], dx, tau[0], dz));
+        const f4 qz = f4_add(f4_mul(e->minus_six, f4_sub(P[0][1], P[1][0])),
+                             cross_component(tau[0], dy, tau[1], dx));
+        const f4 vx = f4_add(f4_add(f4_sub(cross_component(Wy, dz, Wz, dy), Ax),
+                                    f4_mul(t, cross_component(By, dz, Bz, dy))),
+                             f4_mul(h, qx));
+        const f4 vy = f4_add(f4_add(f4_sub(cross_component(Wz, dx, Wx, dz), Ay),
+                                    f4_mul(t, cross_component(Bz, dx, Bx, dz))),
+                             f4_mul(h, qy));
+        const f4 vz = f4_add(f4_add(f4_sub(cross_component(Wx, dy, Wy, dx), Az),
+                                    f4_mul(t, cross_component(Bx, dy, By, dx))),
+                             f4_mul(h, qz));
+        e->ux[g] = f4_add(e->ux[g], f4_mul(sc, vx));
+        e->uy[g] = f4_add(e->uy[g], f4_mul(sc, vy));
+        e->uz[g] = f4_add(e->uz[g], f4_mul(sc, vz));
     }
 }
 
@@ -365,7 +489,7 @@ static void block_cell(block_eval *e, int level, const int idx[3]) {
     if (!(s->weight > 0.0f)) return;
     const float size = level_size(g), reach = size / e->theta;
     if (box_distance2(e->b, s->px, s->py, s->pz) >= reach * reach) {
-        lanes_cell(e, s, &e->t->moments[level][9 * (size_t)c]);
+        lanes_cell(e, s, &e->t->moments[level][TREE_MOMENTS * (size_t)c]);
         return;
     }
     if (level > 0) {
@@ -382,8 +506,34 @@ static void block_cell(block_eval *e, int level, const int idx[3]) {
 void eddy_tree_velocity_block(const influence_tree *t, const particle_array *v,
                               const partition *part, const tree_block *b, float theta, float a,
                               float c, vec3 out[TREE_BLOCK_POINTS]) {
-    block_eval e = {t, v, part, b, theta, a * a, a * a * a, c * (1.0f / 3.0f), {0}, {0}, {0}};
+    block_eval e;
+    e.t = t;
+    e.v = v;
+    e.part = part;
+    e.b = b;
+    e.theta = theta;
+    e.a2 = f4_splat(a * a);
+    e.a3 = f4_splat(a * a * a);
+    e.c3 = f4_splat(c * (1.0f / 3.0f));
+    e.zero = f4_splat(0.0f);
+    e.one = f4_splat(1.0f);
+    e.half = f4_splat(0.5f);
+    e.three = f4_splat(3.0f);
+    e.minus_six = f4_splat(-6.0f);
+    e.fifteen = f4_splat(15.0f);
+    for (int g = 0; g < BLOCK_GROUPS; ++g) {
+        e.qx[g] = f4_load(&b->qx[4 * g]);
+        e.qy[g] = f4_load(&b->qy[4 * g]);
+        e.qz[g] = f4_load(&b->qz[4 * g]);
+        e.ux[g] = e.uy[g] = e.uz[g] = e.zero;
+    }
     const int root[3] = {0, 0, 0};
     block_cell(&e, t->levels - 1, root);
-    for (int k = 0; k < TREE_BLOCK_POINTS; ++k) out[k] = (vec3){e.ux[k], e.uy[k], e.uz[k]};
+    for (int g = 0; g < BLOCK_GROUPS; ++g) {
+        float ux[4], uy[4], uz[4];
+        f4_store(ux, e.ux[g]);
+        f4_store(uy, e.uy[g]);
+        f4_store(uz, e.uz[g]);
+        for (int k = 0; k < 4; ++k) out[4 * g + k] = (vec3){ux[k], uy[k], uz[k]};
+    }
 }

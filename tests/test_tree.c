@@ -750,11 +750,12 @@ static const double MAX_BOUND[2][2] = {
 };
 
 /* The multipole treecode at the default opening angle (docs/accuracy.md):
- * relative RMS against direct summation with the same kernel. Measured worst:
- * resolved 0.023 (f = 1) / 0.023 (auto vs mollified direct); unresolved
- * noise 0.088 / 0.120. */
-static const double MULTIPOLE_RMS_BOUND[2] = {0.03, 0.15};
-static const double MULTIPOLE_MAX_BOUND[2] = {0.10, 0.25}; /* measured 0.073, 0.17 */
+ * error against direct summation with the same kernel. Measured worst:
+ * resolved RMS 0.020 (f = 1) / 0.021 (auto vs mollified direct), max 0.15;
+ * unresolved (noise) RMS 0.109 / 0.139, max 0.36. The resolved RMS bound is
+ * the issue's 3 %. */
+static const double MULTIPOLE_RMS_BOUND[2] = {0.03, 0.20};
+static const double MULTIPOLE_MAX_BOUND[2] = {0.20, 0.50};
 
 static void check_multipole(const char *name, built *b, const particle_array *v, float r, int cls) {
     task_system ts = inline_tasks();
@@ -886,7 +887,7 @@ Test(accuracy, coarse_swirl) {
 
 /* The opening angle is an accuracy knob: on ring R 1 T 1 the multipole
  * treecode's error against direct summation falls as the angle shrinks
- * (measured 0.023, 0.0060, 0.0015 at 1, 0.5, 0.3). */
+ * (measured 0.0079, 0.0007, 0.0001 at 1, 0.5, 0.3). */
 Test(accuracy, multipole_error_falls_with_opening_angle) {
     particle_array v;
     const float r = scene_ring(&v, 1.0f, 1.0f, 0.2f);
@@ -897,7 +898,7 @@ Test(accuracy, multipole_error_falls_with_opening_angle) {
     const int np = grid_point_count(&b.grid);
     vec3 *t = malloc(sizeof(vec3) * (size_t)np);
     const float thetas[] = {1.0f, 0.5f, 0.3f};
-    const double bounds[] = {0.03, 0.008, 0.002};
+    const double bounds[] = {0.012, 0.0015, 0.0003};
     double prev = 1.0;
     for (int k = 0; k < 3; ++k) {
         multipole_field(&b, &v, thetas[k], r, 1.0f, t);
@@ -957,3 +958,4 @@ Test(tree, multipole_counts_every_vorton_once) {
     built_free(&b);
     eddy_particles_free(&v);
 }
+
