@@ -2,17 +2,29 @@
  *
  * Level 0 is the grid template (about one vorton per cell); each level above
  * halves the cell count per axis until one cell remains. A supervorton holds
- * the summed vorticity of its cell and its |w|-weighted centroid.
+ * the summed vorticity of its cell and its |w|-weighted centroid. For the
+ * multipole traversal each cell also gets the first and second moments of
+ * its vorticity about that centroid (eddy_tree_build_moments).
  *
  * Determinism: the base level is a gather over the partition (each cell sums
  * its own vortons in ascending index order); each upper cell sums its 2x2x2
  * children in z, y, x order. Every cell is written by exactly one chunk, so
- * the result does not depend on the worker count.
+ * the result does not depend on the worker count. Moments follow the same
+ * pattern.
  *
- * Evaluation at q (the original's treecode): descend from the root; at each
- * level the child cells that contain q (with a margin of 1e-4 cell) are
- * opened, the others contribute their supervorton; at the lowest level the
- * children contribute as supervortons. */
+ * Evaluation at q, the original's traversal (EDDY_TREECODE_ORIGINAL):
+ * descend from the root; at each level the child cells that contain q (with
+ * a margin of 1e-4 cell) are opened, the others contribute their supervorton;
+ * at the lowest level the children contribute as supervortons.
+ *
+ * Evaluation of a block of grid points, the multipole traversal (default):
+ * one walk per block from the root; a cell of edge s whose centroid lies at
+ * distance D from the block's box is used as a multipole (the kernel
+ * expanded to second order about the centroid) when s < theta D, otherwise
+ * opened; a base cell that is opened is summed vorton by vorton. Each point
+ * sums the walk's terms in the walk's order, 4 lanes at a time (SSE2, NEON or
+ * plain C: the same IEEE operations per lane, so the same bits). Accuracy and
+ * cost: docs/accuracy.md. */
 #include "core.h"
 
 #include <stdlib.h>
