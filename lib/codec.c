@@ -256,7 +256,17 @@ uint32_t eddy_wire_get_count(wire_reader *r, uint32_t max, size_t min_bytes, con
 
 /* ---------------------------------------------------------------- world def */
 static const uint8_t def_magic[4] = {'E', 'D', 'E', 'F'};
-enum { DEF_ENCODED_SIZE = 125 };
+/* Version 1 (125 bytes) is the layout from before the treecode had a choice
+ * of traversal: it means EDDY_TREECODE_ORIGINAL, and a definition with that
+ * traversal is still written as version 1, so its bytes and digest are those
+ * of older builds. Any other traversal is written as version 2: version 1's
+ * fields, then treecode_traversal (u32) and treecode_opening_angle (f32). */
+enum { DEF_ENCODED_SIZE_V1 = 125, DEF_ENCODED_SIZE_V2 = 133, DEF_VERSION_LEGACY = 1 };
+
+static uint32_t def_version_of(const eddy_world_def *d) {
+    return d->treecode_traversal == EDDY_TREECODE_ORIGINAL ? DEF_VERSION_LEGACY
+                                                           : EDDY_DEF_ENCODING_VERSION;
+}
 
 static void put_def_fields(wire_writer *w, const eddy_world_def *d) {
     eddy_wire_put_f32(w, d->dt);
@@ -284,6 +294,9 @@ static void put_def_fields(wire_writer *w, const eddy_world_def *d) {
     eddy_wire_put_f32(w, d->tracer_restitution);
     eddy_wire_put_u32(w, (uint32_t)d->wall_poisoning);
     eddy_wire_put_bool(w, d->flush_denormals);
+    if (def_version_of(d) == DEF_VERSION_LEGACY) return;
+    eddy_wire_put_u32(w, (uint32_t)d->treecode_traversal);
+    eddy_wire_put_f32(w, d->treecode_opening_angle);
 }
 
 eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
@@ -292,16 +305,18 @@ eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
     eddy_wire_writer_init(&w, out);
     size_t start = out->size;
     eddy_wire_put_bytes(&w, def_magic, sizeof def_magic);
-    eddy_wire_put_u32(&w, EDDY_DEF_ENCODING_VERSION);
+    eddy_wire_put_u32(&w, def_version_of(def));
     put_def_fields(&w, def);
-    EDDY_DEBUG_ASSERT(w.failed || out->size - start == DEF_ENCODED_SIZE);
+    EDDY_DEBUG_ASSERT(w.failed || out->size - start == (def_version_of(def) == DEF_VERSION_LEGACY
+                                                            ? DEF_ENCODED_SIZE_V1
+                                                            : DEF_ENCODED_SIZE_V2));
     (void)start;
     return eddy_wire_writer_status(&w);
 }
 
 /* Enums are read as u32 and range-checked before the cast: a value outside
  * the enum never lands in an enum-typed field. */
-static void get_def_fields(wire_reader *r, eddy_world_def *d) {
+static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) {
     d->dt = eddy_wire_get_f32(r, "dt");
     d->substeps = eddy_wire_get_i32(r, "substeps");
     d->viscosity = eddy_wire_get_f32(r, "viscosity");
@@ -335,18 +350,31 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d) {
                   (unsigned)poison);
     else d->wall_poisoning = (eddy_wall_poisoning)poison;
     d->flush_denormals = eddy_wire_get_bool(r, "flush_denormals");
+    if (version == DEF_VERSION_LEGACY) {
+        d->treecode_traversal = EDDY_TREECODE_ORIGINAL;
+        d->treecode_opening_angle = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
+        return;
+    }
+    uint32_t traversal = eddy_wire_get_u32(r, "treecode_traversal");
+    if (traversal > EDDY_TREECODE_ORIGINAL)
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT,
+                  "treecode_traversal %u is not an eddy_treecode_traversal", (unsigned)traversal);
+    else d->treecode_traversal = (eddy_treecode_traversal)traversal;
+    d->treecode_opening_angle = eddy_wire_get_f32(r, "treecode_opening_angle");
 }
 
-static void get_def_header(wire_reader *r) {
+static uint32_t get_def_header(wire_reader *r) {
     const uint8_t *magic = eddy_wire_get_bytes(r, sizeof def_magic, "magic");
     if (magic && memcmp(magic, def_magic, sizeof def_magic) != 0) {
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "bad magic (not an eddy world definition)");
-        return;
+        return 0;
     }
     uint32_t version = eddy_wire_get_u32(r, "version");
-    if (wire_ok(r) && version != EDDY_DEF_ENCODING_VERSION)
-        eddy_wire_fail(r, EDDY_ERROR_VERSION, "encoding version %u, this build reads version %d",
-                  (unsigned)version, EDDY_DEF_ENCODING_VERSION);
+    if (wire_ok(r) && version != DEF_VERSION_LEGACY && version != EDDY_DEF_ENCODING_VERSION)
+        eddy_wire_fail(r, EDDY_ERROR_VERSION,
+                  "encoding version %u, this build reads versions %d and %d", (unsigned)version,
+                  DEF_VERSION_LEGACY, EDDY_DEF_ENCODING_VERSION);
+    return version;
 }
 
 eddy_status eddy_world_def_decode(const void *data, size_t size, eddy_world_def *def,
@@ -358,8 +386,8 @@ eddy_status eddy_world_def_decode(const void *data, size_t size, eddy_world_def 
         return r.status;
     }
     eddy_world_def d = *def; /* keeps the caller's threading fields */
-    get_def_header(&r);
-    get_def_fields(&r, &d);
+    const uint32_t version = get_def_header(&r);
+    if (wire_ok(&r)) get_def_fields(&r, &d, version);
     if (wire_ok(&r) && wire_remaining(&r) != 0)
         eddy_wire_fail(&r, EDDY_ERROR_CORRUPT, "%zu unexpected bytes after the last field",
                   wire_remaining(&r));
@@ -377,11 +405,11 @@ eddy_status eddy_world_def_decode(const void *data, size_t size, eddy_world_def 
 /* Encoded on the stack: snapshots and restores take this digest every time,
  * and a restore into a world with the capacity allocates nothing. */
 bool eddy_codec_def_digest(const eddy_world_def *def, uint64_t *digest) {
-    uint8_t stack[2 * DEF_ENCODED_SIZE];
+    uint8_t stack[2 * DEF_ENCODED_SIZE_V2];
     eddy_bytes b = {stack, 0, sizeof stack};
     bool ok = eddy_world_def_encode(def, &b) == EDDY_OK;
     if (ok) *digest = eddy_wire_xxh3(b.data, b.size);
-    if (b.data != stack) eddy_bytes_free(&b); /* never: the encoding is 125 bytes */
+    if (b.data != stack) eddy_bytes_free(&b); /* never: the encoding is at most 133 bytes */
     return ok;
 }
 

@@ -176,7 +176,7 @@ static inline float grid_interp_float(const grid_shape *g, const float *field, f
 void eddy_grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi, float *scale);
 
 /* ---------------------------------------------------------------- tree */
-enum { TREE_MAX_LEVELS = 16 };
+enum { TREE_MAX_LEVELS = 16, TREE_MOMENTS = 27 };
 
 typedef struct supervorton {
     float px, py, pz;    /* |omega|-weighted centroid */
@@ -189,6 +189,12 @@ typedef struct influence_tree {
     grid_shape layer[TREE_MAX_LEVELS];
     supervorton *cells[TREE_MAX_LEVELS];
     int capacity[TREE_MAX_LEVELS];
+    /* Moments about each cell's centroid, TREE_MOMENTS floats per cell,
+     * filled by eddy_tree_build_moments (multipole traversal only), sums over
+     * the cell's vortons with r = p - centroid: m[3 b + k] = sum r_b w_k;
+     * m[9 + 6 k + pair] = sum r_b r_c w_k, pairs xx xy xz yy yz zz. */
+    float *moments[TREE_MAX_LEVELS];
+    int moment_capacity[TREE_MAX_LEVELS];
 } influence_tree;
 
 /* Vortons sorted by cell (counting sort, ties by vorton index): the vortons of
@@ -383,6 +389,9 @@ bool eddy_body_rebuild_derived(body *b);
 bool eddy_tree_build(influence_tree *t, task_system *ts, const grid_shape *template_grid,
                 const particle_array *v, const partition *part);
 void eddy_tree_free(influence_tree *t);
+/* First moments of every cell of a built tree (tree.c). */
+bool eddy_tree_build_moments(influence_tree *t, task_system *ts, const particle_array *v,
+                             const partition *part);
 bool eddy_partition_build(partition *part, const grid_shape *g, const particle_array *v);
 void eddy_partition_free(partition *part);
 /* Bounding box of vortons and tracers by chunk + fixed reduction tree (bounds.c).
@@ -411,8 +420,24 @@ static inline void kernel_accumulate(vec3 *u, float qx, float qy, float qz, floa
     u->z += s * (wx * dy - wy * dx);
 }
 
-/* Treecode velocity at q (tree.c). */
+/* Treecode velocity at q, the original's traversal (tree.c). */
 vec3 eddy_tree_velocity_at(const influence_tree *t, float qx, float qy, float qz, float a, float c);
+
+/* Multipole treecode (tree.c): the velocity at up to TREE_BLOCK_POINTS query
+ * points that lie in the box [lo, hi] (a block of grid points), by one
+ * traversal shared by the block. A cell of edge s whose centroid lies at
+ * distance D from the box is used as a multipole (sum + first moments) when
+ * s < theta D; base cells that fail are summed vorton by vorton. The tree must
+ * carry its moments. Each point's sum runs in traversal order, which depends
+ * only on the tree and the box. Lanes beyond count are computed and dropped. */
+enum { TREE_BLOCK_POINTS = 8 };
+typedef struct tree_block {
+    float qx[TREE_BLOCK_POINTS], qy[TREE_BLOCK_POINTS], qz[TREE_BLOCK_POINTS];
+    float lo[3], hi[3];
+} tree_block;
+void eddy_tree_velocity_block(const influence_tree *t, const particle_array *v,
+                              const partition *part, const tree_block *b, float theta, float a,
+                              float c, vec3 out[TREE_BLOCK_POINTS]);
 /* Direct summation at q over all vortons. */
 vec3 eddy_direct_velocity_at(const particle_array *v, float qx, float qy, float qz, float a);
 

@@ -3,13 +3,17 @@
  *
  * eddy_phase_build_grid sizes the grid template over all particles (plus a margin
  * of one vorton radius), sorts vortons into its cells and builds the
- * influence tree. eddy_phase_velocity_grid fills the velocity at every grid point
- * by the treecode (default) or by direct summation, each point owned by one
- * chunk. Auto-mollification (Part 12): the vorton core is widened to
+ * influence tree (with first moments for the multipole traversal).
+ * eddy_phase_velocity_grid fills the velocity at every grid point by the
+ * treecode (default) or by direct summation, each point owned by one chunk.
+ * The multipole treecode evaluates blocks of 2x2x2 grid points (the corners
+ * of one base cell, fewer on the last faces): one traversal per block, every
+ * point of the block summed in that traversal's order. Blocks are fixed by the
+ * grid, so neither the order nor the result depends on the worker count. Auto-mollification (Part 12): the vorton core is widened to
  * f r with f = max(length_scale * cbrt(V_cell) / r, 1) for the treecode. */
 #include "core.h"
 
-enum { VELOCITY_CHUNK = 64, DIRECT_CHUNK = 16 };
+enum { VELOCITY_CHUNK = 64, DIRECT_CHUNK = 16, BLOCK_CHUNK = 4 };
 
 bool eddy_phase_build_grid(eddy_world *w) {
     w->grid_valid = false;
@@ -25,6 +29,10 @@ bool eddy_phase_build_grid(eddy_world *w) {
     if (!eddy_grid_arrays_reserve(w, grid_point_count(&w->grid))) return false;
     if (!eddy_partition_build(&w->part, &w->grid, &w->vortons)) return false;
     if (!eddy_tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part)) return false;
+    if (w->def.velocity_method == EDDY_VELOCITY_TREECODE &&
+        w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE &&
+        !eddy_tree_build_moments(&w->tree, &w->tasks, &w->vortons, &w->part))
+        return false;
     const grid_shape *g = &w->grid;
     float cell_volume = 1.0f;
     for (int a = 0; a < 3; ++a) cell_volume *= g->spacing[a];
@@ -57,6 +65,52 @@ static void tree_chunk(int chunk, int begin, int end, void *context) {
     }
 }
 
+static inline int blocks_along(const grid_shape *g, int axis) { return (g->points[axis] + 1) / 2; }
+
+/* Block n: grid points (2 bi + dx, 2 bj + dy, 2 bk + dz), lane dx + 2 dy + 4 dz;
+ * on the last face a missing point repeats the block's first one (its lane is
+ * computed and dropped). Returns the lanes' point indices (-1: dropped). */
+static void block_points(const grid_shape *g, int n, tree_block *b, int point[TREE_BLOCK_POINTS]) {
+    const int nbx = blocks_along(g, 0), nby = blocks_along(g, 1);
+    const int base[3] = {2 * (n % nbx), 2 * ((n / nbx) % nby), 2 * (n / (nbx * nby))};
+    for (int a = 0; a < 3; ++a) {
+        const int last = base[a] + 1 < g->points[a] ? base[a] + 1 : base[a];
+        b->lo[a] = g->min[a] + (float)base[a] * g->spacing[a];
+        b->hi[a] = g->min[a] + (float)last * g->spacing[a];
+    }
+    for (int k = 0; k < TREE_BLOCK_POINTS; ++k) {
+        const int off[3] = {k & 1, (k >> 1) & 1, (k >> 2) & 1};
+        int idx[3];
+        bool inside = true;
+        for (int a = 0; a < 3; ++a) {
+            idx[a] = base[a] + off[a];
+            if (idx[a] >= g->points[a]) {
+                inside = false;
+                idx[a] = base[a];
+            }
+        }
+        b->qx[k] = g->min[0] + (float)idx[0] * g->spacing[0];
+        b->qy[k] = g->min[1] + (float)idx[1] * g->spacing[1];
+        b->qz[k] = g->min[2] + (float)idx[2] * g->spacing[2];
+        point[k] = inside ? idx[0] + g->points[0] * (idx[1] + g->points[1] * idx[2]) : -1;
+    }
+}
+
+static void multipole_chunk(int chunk, int begin, int end, void *context) {
+    const velocity_job *job = context;
+    const eddy_world *w = job->w;
+    for (int n = begin; n < end; ++n) {
+        tree_block b;
+        int point[TREE_BLOCK_POINTS];
+        block_points(&w->grid, n, &b, point);
+        vec3 u[TREE_BLOCK_POINTS];
+        eddy_tree_velocity_block(&w->tree, &w->vortons, &w->part, &b,
+                                 w->def.treecode_opening_angle, job->a, job->c, u);
+        for (int k = 0; k < TREE_BLOCK_POINTS; ++k)
+            if (point[k] >= 0) job->out[point[k]] = u[k];
+    }
+}
+
 static void direct_grid_chunk(int chunk, int begin, int end, void *context) {
     const velocity_job *job = context;
     for (int p = begin; p < end; ++p) {
@@ -84,7 +138,13 @@ void eddy_phase_velocity_grid(eddy_world *w) {
     if (w->def.velocity_method == EDDY_VELOCITY_TREECODE) {
         const float f = w->mollify;
         velocity_job job = {w, w->velocity, r * f, 1.0f / (f * f * f)};
-        eddy_parallel_for(&w->tasks, points, VELOCITY_CHUNK, tree_chunk, &job);
+        if (w->def.treecode_traversal == EDDY_TREECODE_ORIGINAL) {
+            eddy_parallel_for(&w->tasks, points, VELOCITY_CHUNK, tree_chunk, &job);
+            return;
+        }
+        const grid_shape *g = &w->grid;
+        const int blocks = blocks_along(g, 0) * blocks_along(g, 1) * blocks_along(g, 2);
+        eddy_parallel_for(&w->tasks, blocks, BLOCK_CHUNK, multipole_chunk, &job);
         return;
     }
     velocity_job job = {w, w->velocity, r, 1.0f};

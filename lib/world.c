@@ -45,6 +45,8 @@ eddy_world_def eddy_world_def_default(void) {
     d.stretch_gain = 0.5f;
     d.mollify_length_scale = 1.0f;
     d.velocity_method = EDDY_VELOCITY_TREECODE;
+    d.treecode_traversal = EDDY_TREECODE_ORIGINAL; /* docs/accuracy.md: why not multipole yet */
+    d.treecode_opening_angle = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
     d.vorton_radius = 0.125f;
     d.tracer_radius = 0.01f;
     d.vorton_max_age = -1;
@@ -123,6 +125,15 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
     DEF_CHECK(d->velocity_method >= EDDY_VELOCITY_TREECODE &&
                   d->velocity_method <= EDDY_VELOCITY_DIRECT_VORTONS,
               "velocity_method %d is not an eddy_velocity_method", (int)d->velocity_method);
+    DEF_CHECK(d->treecode_traversal >= EDDY_TREECODE_MULTIPOLE &&
+                  d->treecode_traversal <= EDDY_TREECODE_ORIGINAL,
+              "treecode_traversal %d is not an eddy_treecode_traversal",
+              (int)d->treecode_traversal);
+    DEF_CHECK(isfinite(d->treecode_opening_angle) && d->treecode_opening_angle > 0.0f &&
+                  d->treecode_opening_angle <= 2.0f,
+              "treecode_opening_angle %g must be in (0, 2] (the multipole treecode opens a cell "
+              "of edge s unless s < angle * distance)",
+              (double)d->treecode_opening_angle);
     DEF_CHECK(within(d->vorton_radius, 1.0e-4f, 1.0e4f), "vorton_radius %g must be in [1e-4, 1e4] m",
               (double)d->vorton_radius);
     DEF_CHECK(within(d->tracer_radius, 1.0e-6f, 1.0e4f), "tracer_radius %g must be in [1e-6, 1e4] m",

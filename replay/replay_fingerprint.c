@@ -96,14 +96,17 @@ const char *eddy_replay_arch_name(eddy_replay_arch arch) {
 
 static eddy_status check_versions(const eddy_replay_fingerprint *r, const eddy_replay_fingerprint *c,
                                   char *message, size_t size) {
-    struct { const char *name; uint32_t recorded, current; } v[] = {
-        {"hash spec", r->hash_spec_version, c->hash_spec_version},
-        {"snapshot format", r->snapshot_version, c->snapshot_version},
-        {"input encoding", r->input_version, c->input_version},
-        {"definition encoding", r->def_version, c->def_version},
+    /* oldest: the oldest recorded version this build still reads. Definition
+     * encoding 1 (before the treecode traversal field) reads as the original
+     * traversal, which is what such a replay ran with. */
+    struct { const char *name; uint32_t recorded, current, oldest; } v[] = {
+        {"hash spec", r->hash_spec_version, c->hash_spec_version, c->hash_spec_version},
+        {"snapshot format", r->snapshot_version, c->snapshot_version, c->snapshot_version},
+        {"input encoding", r->input_version, c->input_version, c->input_version},
+        {"definition encoding", r->def_version, c->def_version, 1},
     };
     for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k)
-        if (v[k].recorded != v[k].current)
+        if (v[k].recorded > v[k].current || v[k].recorded < v[k].oldest)
             return eddy_replay_fail(message, size, EDDY_ERROR_VERSION,
                                "recorded with %s version %u; this build has version %u", v[k].name,
                                (unsigned)v[k].recorded, (unsigned)v[k].current);

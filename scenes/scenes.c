@@ -141,6 +141,8 @@ static void scene_copy_base_fields(eddy_world_def *def, const eddy_world_def *ba
     def->test_mutations = base->test_mutations;
     def->velocity_method = base->velocity_method;
     def->particle_ids = base->particle_ids;
+    def->treecode_traversal = base->treecode_traversal;
+    def->treecode_opening_angle = base->treecode_opening_angle;
 }
 
 static eddy_status scene_describe(const scene_entry *e, scene_build *b) {

@@ -244,10 +244,10 @@ typedef struct thin_ring {
 enum { THIN_RING_NH = 2, THIN_RING_FRAMES = 60 };
 static const double k_thin_R = 1.0, k_thin_a = 0.125, k_thin_gamma = 0.05;
 
-static void thin_ring_init(thin_ring *ring, int n_h) {
+static void thin_ring_init_core(thin_ring *ring, int n_h, double a) {
     memset(ring, 0, sizeof *ring);
     ring->R = k_thin_R;
-    ring->a = k_thin_a;
+    ring->a = a;
     ring->gamma = k_thin_gamma;
     ring->n_h = n_h;
     ring->h = ring->a / n_h;
@@ -266,15 +266,17 @@ static void thin_ring_init(thin_ring *ring, int n_h) {
             }
 }
 
+static void thin_ring_init(thin_ring *ring, int n_h) { thin_ring_init_core(ring, n_h, k_thin_a); }
+
 static void thin_ring_free(thin_ring *ring) {
     free(ring->xi);
     free(ring->zeta);
 }
 
-/* Inviscid, no dissipation, no density: the ring on its own. */
-static eddy_world *thin_ring_world(const thin_ring *ring, eddy_velocity_method method,
-                                   float stretch_gain) {
-    eddy_world_def d = test_def();
+/* Inviscid, no dissipation, no density: the ring on its own, in a world
+ * made from d (its physics fields are overwritten). */
+static eddy_world *thin_ring_world_from(eddy_world_def d, const thin_ring *ring,
+                                        eddy_velocity_method method, float stretch_gain) {
     d.vorton_radius = (float)ring->r;
     d.viscosity = 0.0f;
     d.vorticity_dissipation = 0.0f;
@@ -300,6 +302,11 @@ static eddy_world *thin_ring_world(const thin_ring *ring, eddy_velocity_method m
     cr_assert_eq(eddy_world_add_vortons(w, v, n), EDDY_OK);
     free(v);
     return w;
+}
+
+static eddy_world *thin_ring_world(const thin_ring *ring, eddy_velocity_method method,
+                                   float stretch_gain) {
+    return thin_ring_world_from(test_def(), ring, method, stretch_gain);
 }
 
 /* ---------------------------------------------------------------- Saffman's c */
@@ -558,28 +565,41 @@ Test(physics, thin_ring_speed_direct_fine) {
     thin_ring_direct_case(3, 1.0f, 0.02);
 }
 
-/* The default treecode: the velocity grid (spacing ~ a) and
- * auto-mollification (core widened to ~2.3 r) smear the core, so only a
- * sanity bound; the measured speed is logged next to the direct one. */
+/* The default treecode (multipole, default opening angle) with the physical
+ * stretching gain, at R/a = 6, 8 and 12, against Saffman's speed with the
+ * lattice core's c. Vortons move with the velocity grid (trilinear, cells of
+ * about a/2) and the vorton core is auto-mollified to ~2.2 r; both slow the
+ * ring whatever the treecode does (docs/accuracy.md, "Ring speed", has the
+ * breakdown: the 3 % target is not met). The original traversal is logged
+ * next to it. Measured U / U_saffman, multipole (original): R/a 6 0.953
+ * (0.966), R/a 8 0.940 (0.926), R/a 12 0.901 (0.851). The bound is a sanity
+ * bound with the usual margin over the worst case. */
 Test(physics, thin_ring_speed_treecode) {
-    thin_ring ring;
-    thin_ring_init(&ring, THIN_RING_NH);
-    const ring_prediction p = thin_ring_predict(&ring);
-    const float gains[2] = {0.0f, 0.5f};
-    for (int g = 0; g < 2; ++g) {
-        eddy_world *w = thin_ring_world(&ring, EDDY_VELOCITY_TREECODE, gains[g]);
-        double late;
-        const double U = ring_axial_speed(w, THIN_RING_FRAMES, &late);
-        const eddy_grid_info gi = eddy_world_get_grid_info(w);
-        char what[96];
-        snprintf(what, sizeof what, "treecode, stretch %.1f (grid %dx%dx%d, mollification %.2f)",
-                 (double)gains[g], gi.cells[0], gi.cells[1], gi.cells[2], (double)gi.mollification);
-        thin_ring_log(what, &ring, &p, U, late);
-        cr_expect_lt(fabs(U / p.U_saffman - 1.0), 0.30, "%s: U = %.6f vs %.6f", what, U,
-                     p.U_saffman);
-        eddy_world_destroy(w);
+    const double ratios[3] = {6.0, 8.0, 12.0};
+    for (int k = 0; k < 3; ++k) {
+        thin_ring ring;
+        thin_ring_init_core(&ring, THIN_RING_NH, k_thin_R / ratios[k]);
+        const ring_prediction p = thin_ring_predict(&ring);
+        double U[2];
+        for (int t = 0; t < 2; ++t) {
+            eddy_world_def d = test_def();
+            d.treecode_traversal = t == 0 ? EDDY_TREECODE_MULTIPOLE : EDDY_TREECODE_ORIGINAL;
+            eddy_world *w = thin_ring_world_from(d, &ring, EDDY_VELOCITY_TREECODE, 1.0f);
+            double late;
+            U[t] = ring_axial_speed(w, THIN_RING_FRAMES, &late);
+            const eddy_grid_info gi = eddy_world_get_grid_info(w);
+            char what[128];
+            snprintf(what, sizeof what, "R/a %.0f, %s treecode, stretch 1 (grid %dx%dx%d, "
+                     "mollification %.2f)", ratios[k], t == 0 ? "multipole" : "original",
+                     gi.cells[0], gi.cells[1], gi.cells[2], (double)gi.mollification);
+            thin_ring_log(what, &ring, &p, U[t], late);
+            eddy_world_destroy(w);
+        }
+        cr_expect_lt(fabs(U[0] / p.U_saffman - 1.0), 0.13, "R/a %.0f: U = %.6f vs Saffman %.6f",
+                     ratios[k], U[0], p.U_saffman);
+        cr_expect_gt(U[0], 0.0, "R/a %.0f: the ring must move along +z", ratios[k]);
+        thin_ring_free(&ring);
     }
-    thin_ring_free(&ring);
 }
 
 /* ================================================================ 4-5. buoyancy */
@@ -788,3 +808,4 @@ Test(physics, wind_is_galilean_treecode) {
     eddy_world_destroy(calm);
     eddy_world_destroy(windy);
 }
+

@@ -688,6 +688,45 @@ static void err_add(err_acc *acc, vec3 got, vec3 ref) {
 static double err_rms(const err_acc *a) { return sqrt(a->e2 / a->d2); }
 static double err_max(const err_acc *a) { return a->emax / a->dmax; }
 
+/* The multipole treecode over every grid point, in 2x2x2 blocks as
+ * eddy_phase_velocity_grid does it. The tree must carry its moments. */
+static void multipole_field(const built *b, const particle_array *v, float theta, float a,
+                            float c, vec3 *out) {
+    const grid_shape *g = &b->grid;
+    const int nb[3] = {(g->points[0] + 1) / 2, (g->points[1] + 1) / 2, (g->points[2] + 1) / 2};
+    for (int bk = 0; bk < nb[2]; ++bk)
+        for (int bj = 0; bj < nb[1]; ++bj)
+            for (int bi = 0; bi < nb[0]; ++bi) {
+                const int base[3] = {2 * bi, 2 * bj, 2 * bk};
+                tree_block tb;
+                int point[TREE_BLOCK_POINTS];
+                for (int ax = 0; ax < 3; ++ax) {
+                    int last = base[ax] + 1 < g->points[ax] ? base[ax] + 1 : base[ax];
+                    tb.lo[ax] = g->min[ax] + (float)base[ax] * g->spacing[ax];
+                    tb.hi[ax] = g->min[ax] + (float)last * g->spacing[ax];
+                }
+                for (int k = 0; k < TREE_BLOCK_POINTS; ++k) {
+                    int idx[3] = {base[0] + (k & 1), base[1] + ((k >> 1) & 1),
+                                  base[2] + ((k >> 2) & 1)};
+                    bool inside = true;
+                    for (int ax = 0; ax < 3; ++ax)
+                        if (idx[ax] >= g->points[ax]) {
+                            inside = false;
+                            idx[ax] = base[ax];
+                        }
+                    tb.qx[k] = g->min[0] + (float)idx[0] * g->spacing[0];
+                    tb.qy[k] = g->min[1] + (float)idx[1] * g->spacing[1];
+                    tb.qz[k] = g->min[2] + (float)idx[2] * g->spacing[2];
+                    point[k] = inside ? idx[0] + g->points[0] * (idx[1] + g->points[1] * idx[2])
+                                      : -1;
+                }
+                vec3 u[TREE_BLOCK_POINTS];
+                eddy_tree_velocity_block(&b->tree, v, &b->part, &tb, theta, a, c, u);
+                for (int k = 0; k < TREE_BLOCK_POINTS; ++k)
+                    if (point[k] >= 0) out[point[k]] = u[k];
+            }
+}
+
 /* Bounds (docs/accuracy.md), per class of field:
  * - resolved: coherent structures spanning many cells (vortex rings, a blob
  *   with a mean vorticity, a swirl), ~2000-2600 vortons;
@@ -710,6 +749,53 @@ static const double MAX_BOUND[2][2] = {
     {0.40, 0.45},  /* resolved: measured <= 0.30, <= 0.32 */
     {0.95, 0.95},  /* unresolved: measured <= 0.81, <= 0.75 (a zero field: 1) */
 };
+
+/* The multipole treecode at the default opening angle (docs/accuracy.md):
+ * error against direct summation with the same kernel. Measured worst:
+ * resolved RMS 0.020 (f = 1) / 0.021 (auto vs mollified direct), max 0.15;
+ * unresolved (noise) RMS 0.109 / 0.139, max 0.36. The resolved RMS bound is
+ * the issue's 3 %. */
+static const double MULTIPOLE_RMS_BOUND[2] = {0.03, 0.20};
+static const double MULTIPOLE_MAX_BOUND[2] = {0.20, 0.50};
+
+static void check_multipole(const char *name, built *b, const particle_array *v, float r, int cls) {
+    task_system ts = inline_tasks();
+    cr_assert(eddy_tree_build_moments(&b->tree, &ts, v, &b->part));
+    const float f = auto_mollify(&b->grid, r);
+    const float fa = f * r, c = 1.0f / (f * f * f);
+    const int np = grid_point_count(&b->grid);
+    vec3 *t1 = malloc(sizeof(vec3) * (size_t)np), *tf = malloc(sizeof(vec3) * (size_t)np);
+    const float theta = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
+    multipole_field(b, v, theta, r, 1.0f, t1);
+    multipole_field(b, v, theta, fa, c, tf);
+    err_acc acc[3];
+    memset(acc, 0, sizeof acc);
+    for (int p = 0; p < np; ++p) {
+        float q[3];
+        point_position(&b->grid, p, q);
+        vec3 ud = eddy_direct_velocity_at(v, q[0], q[1], q[2], r);
+        vec3 um = {0.0f, 0.0f, 0.0f};
+        for (int i = 0; i < v->count; ++i)
+            kernel_accumulate(&um, q[0], q[1], q[2], v->px[i], v->py[i], v->pz[i], v->wx[i],
+                              v->wy[i], v->wz[i], fa, c);
+        cr_assert(isfinite(tf[p].x) && isfinite(tf[p].y) && isfinite(tf[p].z));
+        err_add(&acc[0], t1[p], ud);
+        err_add(&acc[1], tf[p], um);
+        err_add(&acc[2], tf[p], ud);
+    }
+    const char *labels[3] = {"multipole f=1 vs direct", "multipole auto vs mollified direct",
+                             "multipole auto vs direct"};
+    for (int k = 0; k < 3; ++k)
+        cr_log_info("  %-36s RMS %.4f  max %.4f", labels[k], err_rms(&acc[k]), err_max(&acc[k]));
+    for (int k = 0; k < 2; ++k) {
+        cr_expect(err_rms(&acc[k]) <= MULTIPOLE_RMS_BOUND[cls], "%s, %s: RMS %.4f > %.2f", name,
+                  labels[k], err_rms(&acc[k]), MULTIPOLE_RMS_BOUND[cls]);
+        cr_expect(err_max(&acc[k]) <= MULTIPOLE_MAX_BOUND[cls], "%s, %s: max %.4f > %.2f", name,
+                  labels[k], err_max(&acc[k]), MULTIPOLE_MAX_BOUND[cls]);
+    }
+    free(t1);
+    free(tf);
+}
 
 static void check_accuracy(const char *name, const particle_array *v, float r, int cls) {
     built b;
@@ -754,6 +840,7 @@ static void check_accuracy(const char *name, const particle_array *v, float r, i
     }
     /* f == 1 means no mollification: both sides are the same bits. */
     if (f == 1.0f) cr_expect(acc[3].e2 == 0.0, "%s: f = 1 but the kernels differ", name);
+    check_multipole(name, &b, v, r, cls);
     built_free(&b);
 }
 
@@ -797,4 +884,139 @@ Test(accuracy, coarse_swirl) {
     scene_swirl(&v, 512, 24);
     check_accuracy("swirl, 512", &v, 0.125f, UNRESOLVED);
     eddy_particles_free(&v);
+}
+
+/* The opening angle is an accuracy knob: on ring R 1 T 1 the multipole
+ * treecode's error against direct summation falls as the angle shrinks
+ * (measured 0.0079, 0.0007, 0.0001 at 1, 0.5, 0.3). */
+Test(accuracy, multipole_error_falls_with_opening_angle) {
+    particle_array v;
+    const float r = scene_ring(&v, 1.0f, 1.0f, 0.2f);
+    built b;
+    build(&b, &v, r, 0);
+    task_system ts = inline_tasks();
+    cr_assert(eddy_tree_build_moments(&b.tree, &ts, &v, &b.part));
+    const int np = grid_point_count(&b.grid);
+    vec3 *t = malloc(sizeof(vec3) * (size_t)np);
+    const float thetas[] = {1.0f, 0.5f, 0.3f};
+    const double bounds[] = {0.012, 0.0015, 0.0003};
+    double prev = 1.0;
+    for (int k = 0; k < 3; ++k) {
+        multipole_field(&b, &v, thetas[k], r, 1.0f, t);
+        err_acc acc = {0};
+        for (int p = 0; p < np; ++p) {
+            float q[3];
+            point_position(&b.grid, p, q);
+            err_add(&acc, t[p], eddy_direct_velocity_at(&v, q[0], q[1], q[2], r));
+        }
+        cr_log_info("multipole theta %.1f: relative RMS %.4f", (double)thetas[k], err_rms(&acc));
+        cr_assert(err_rms(&acc) <= bounds[k], "theta %.1f: RMS %.4f > %.3f", (double)thetas[k],
+                  err_rms(&acc), bounds[k]);
+        cr_assert(err_rms(&acc) < prev);
+        prev = err_rms(&acc);
+    }
+    free(t);
+    built_free(&b);
+    eddy_particles_free(&v);
+}
+
+/* With one vorton per base cell and every cell opened (a tiny angle), the
+ * multipole treecode sums every vorton one by one: it equals direct
+ * summation to rounding. With the default angle, a cell holding one vorton
+ * is that vorton (zero moments), so the far field is exact too. */
+Test(tree, multipole_counts_every_vorton_once) {
+    particle_array v;
+    scene_uniform(&v, 300, 2.0f, 0.5f, 9);
+    built b;
+    build(&b, &v, 0.05f, 20000);
+    task_system ts = inline_tasks();
+    cr_assert(eddy_tree_build_moments(&b.tree, &ts, &v, &b.part));
+    const int np = grid_point_count(&b.grid);
+    vec3 *t = malloc(sizeof(vec3) * (size_t)np);
+    multipole_field(&b, &v, 0.01f, 0.05f, 1.0f, t);
+    double worst = 0.0;
+    for (int p = 0; p < np; ++p) {
+        float q[3];
+        point_position(&b.grid, p, q);
+        vec3 ud = {0.0f, 0.0f, 0.0f};
+        double scale = 0.0;
+        for (int i = 0; i < v.count; ++i) {
+            vec3 one = {0.0f, 0.0f, 0.0f};
+            kernel_accumulate(&one, q[0], q[1], q[2], v.px[i], v.py[i], v.pz[i], v.wx[i], v.wy[i],
+                              v.wz[i], 0.05f, 1.0f);
+            ud.x += one.x;
+            ud.y += one.y;
+            ud.z += one.z;
+            scale += norm3d((double)one.x, (double)one.y, (double)one.z);
+        }
+        double e = norm3d((double)(t[p].x - ud.x), (double)(t[p].y - ud.y),
+                          (double)(t[p].z - ud.z)) / (scale + 1e-30);
+        worst = fmax(worst, e);
+    }
+    cr_log_info("multipole, every cell opened: worst %.3g relative", worst);
+    cr_assert(worst <= 2e-5, "worst %.3g", worst);
+    free(t);
+    built_free(&b);
+    eddy_particles_free(&v);
+}
+
+
+/* A flat set (one grid axis of zero size, every query point in the plane of
+ * the vortons): the multipole treecode stays finite and well ahead of the
+ * original traversal (measured RMS 0.040 against the original's 2.2). */
+Test(tree, multipole_on_a_flat_grid) {
+    particle_array v;
+    scene_swirl(&v, 1500, 31);
+    for (int i = 0; i < v.count; ++i) v.pz[i] = 0.25f;
+    built b;
+    memset(&b, 0, sizeof b);
+    float lo[3], hi[3];
+    bounds_of(&v, 0.08f, lo, hi);
+    lo[2] = hi[2] = 0.25f;
+    eddy_grid_define(&b.grid, lo, hi, v.count);
+    cr_assert_eq(b.grid.cells[2], 1);
+    cr_assert(eddy_partition_build(&b.part, &b.grid, &v));
+    task_system ts = inline_tasks();
+    cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, &v, &b.part));
+    cr_assert(eddy_tree_build_moments(&b.tree, &ts, &v, &b.part));
+    const int np = grid_point_count(&b.grid);
+    vec3 *t = malloc(sizeof(vec3) * (size_t)np);
+    multipole_field(&b, &v, EDDY_TREECODE_DEFAULT_OPENING_ANGLE, 0.08f, 1.0f, t);
+    err_acc acc = {0}, orig = {0};
+    for (int p = 0; p < np; ++p) {
+        float q[3];
+        point_position(&b.grid, p, q);
+        cr_assert(isfinite(t[p].x) && isfinite(t[p].y) && isfinite(t[p].z), "point %d", p);
+        const vec3 ud = eddy_direct_velocity_at(&v, q[0], q[1], q[2], 0.08f);
+        err_add(&acc, t[p], ud);
+        err_add(&orig, eddy_tree_velocity_at(&b.tree, q[0], q[1], q[2], 0.08f, 1.0f), ud);
+    }
+    cr_log_info("flat swirl: multipole RMS %.4f, max %.4f; original RMS %.4f", err_rms(&acc),
+                err_max(&acc), err_rms(&orig));
+    cr_assert(err_rms(&acc) <= 0.06, "RMS %.4f", err_rms(&acc));
+    cr_assert(err_rms(&acc) < 0.5 * err_rms(&orig), "RMS %.4f vs original %.4f", err_rms(&acc),
+              err_rms(&orig));
+    free(t);
+    built_free(&b);
+    eddy_particles_free(&v);
+}
+
+/* The traversal and opening angle are validated with a message naming them. */
+Test(tree, world_def_checks_the_treecode_fields) {
+    eddy_world_def d = eddy_world_def_default();
+    cr_assert_eq(d.treecode_traversal, EDDY_TREECODE_ORIGINAL);
+    cr_assert_eq(d.treecode_opening_angle, EDDY_TREECODE_DEFAULT_OPENING_ANGLE);
+    char message[256];
+    cr_assert_eq(eddy_world_def_validate(&d, message, sizeof message), EDDY_OK, "%s", message);
+    const float bad[] = {0.0f, -1.0f, 2.5f, NAN, INFINITY};
+    for (int k = 0; k < 5; ++k) {
+        d.treecode_opening_angle = bad[k];
+        cr_assert_eq(eddy_world_def_validate(&d, message, sizeof message), EDDY_ERROR_INVALID_DEF);
+        cr_assert(strstr(message, "treecode_opening_angle") != NULL, "%s", message);
+    }
+    d.treecode_opening_angle = 2.0f;
+    cr_assert_eq(eddy_world_def_validate(&d, message, sizeof message), EDDY_OK, "%s", message);
+    d.treecode_traversal = (eddy_treecode_traversal)7;
+    cr_assert_eq(eddy_world_def_validate(&d, message, sizeof message), EDDY_ERROR_INVALID_DEF);
+    cr_assert(strstr(message, "treecode_traversal") != NULL, "%s", message);
 }

@@ -85,6 +85,7 @@ typedef struct verify_options {
     int synctest;                           /* --synctest N: rollback depth, 0 off */
     const char *hash_log_path;              /* --hash-log FILE: write a scene's hash log */
     const char *desync_paths;               /* --desync A,B: compare two hash logs */
+    eddy_treecode_traversal treecode;       /* --treecode (default: the library's default) */
     bool help;
     bool list;
     const char *program;                    /* argv[0], for the regenerate command */
@@ -156,6 +157,7 @@ typedef struct verify_run_config {
     bool hostile_fp;
     uint32_t mutations;
     verify_denormals denormals;
+    eddy_treecode_traversal treecode;
 } verify_run_config;
 
 /* Where a run first left its golden. */
@@ -189,7 +191,7 @@ void verify_run_check(verify_env *env, const verify_run_config *config, const ve
                       verify_progress_fn *progress, void *progress_context, verify_outcome *out);
 /* Run at 1 worker unpinned and record the whole trace into g (allocated). */
 bool verify_run_record(verify_env *env, const char *scene, int frames,
-                       verify_progress_fn *progress, void *progress_context, verify_golden *g,
+                       eddy_treecode_traversal treecode, verify_progress_fn *progress, void *progress_context, verify_golden *g,
                        char *message, size_t message_size);
 
 /* ---------------------------------------------------------------- report */

@@ -25,7 +25,7 @@ void verify_usage(FILE *out) {
             "usage: eddy-verify [--scene NAME|all] [--frames N] [--threads LIST]\n"
             "                   [--pin none|core|pu|all] [--golden DIR] [--bless]\n"
             "                   [--replay FILE] [--hostile-fp] [--denormals flush|keep]\n"
-            "                   [--json] [--list] [--help]\n"
+            "                   [--treecode multipole|original] [--json] [--list] [--help]\n"
             "       eddy-verify --corpus DIR [--shard K/N] [--junit FILE] [--force] [--threads LIST]\n"
             "\n"
             "Runs each scene at each worker count and pin policy, hashes every frame and\n"
@@ -55,6 +55,9 @@ void verify_usage(FILE *out) {
             "  --denormals D   run the worlds with flush_denormals = true (flush) or false\n"
             "                  (keep); default: eddy's default (keep). The goldens must\n"
             "                  match either way (docs/determinism.md, denormals)\n"
+            "  --treecode T    step every scene with this treecode traversal: multipole\n"
+            "                  (accurate; its goldens are in golden/multipole: --golden\n"
+            "                  golden/multipole) or original (the seed's, the default)\n"
             "  --json          one JSON object on stdout instead of the matrix\n"
             "  --list          list the scenes and their default frames\n"
             "  --help          this text\n"
@@ -294,6 +297,12 @@ static int parse_valued(const char *name, const char *value, verify_options *o) 
     if (strcmp(name, "--synctest") == 0 && !parse_int(value, 1, 1000, &o->synctest))
         return usage_error("--synctest '%s': expected a rollback depth from 1 to 1000", value);
     if (strcmp(name, "--synctest") == 0) return VERIFY_EXIT_OK;
+    if (strcmp(name, "--treecode") == 0) {
+        if (strcmp(value, "multipole") == 0) o->treecode = EDDY_TREECODE_MULTIPOLE;
+        else if (strcmp(value, "original") == 0) o->treecode = EDDY_TREECODE_ORIGINAL;
+        else return usage_error("--treecode '%s': expected multipole or original", value);
+        return VERIFY_EXIT_OK;
+    }
     if (strcmp(name, "--golden") == 0) {
         o->golden_dir = value;
     } else if (strcmp(name, "--replay") == 0) {
@@ -329,7 +338,7 @@ static int parse_one(int argc, char **argv, int *i, verify_options *o) {
     static const char *const valued[] = {"--scene", "--frames", "--threads", "--pin",
                                          "--golden", "--replay", "--mutate", "--corpus",
                                          "--shard", "--junit", "--denormals",
-                                         "--synctest", "--hash-log", "--desync"};
+                                         "--synctest", "--hash-log", "--desync", "--treecode"};
     bool *flag = flag_of(argv[*i], o);
     if (flag != NULL) {
         *flag = true;
@@ -367,6 +376,7 @@ static void set_defaults(verify_options *o, const char *program) {
     memset(o, 0, sizeof *o);
     o->program = program;
     o->golden_dir = EDDY_VERIFY_GOLDEN_DIR;
+    o->treecode = eddy_world_def_default().treecode_traversal;
     o->pins[0] = VERIFY_PIN_NONE;
     o->pin_count = 1;
     o->shard = o->shard_count = 1;

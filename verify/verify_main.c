@@ -45,7 +45,7 @@ static void check_scene(const verify_options *o, verify_env *env, verify_report 
     for (int p = 0; p < o->pin_count; ++p) {
         for (int t = 0; t < o->thread_count; ++t) {
             verify_run_config c = {scene, frames, o->threads[t], o->pins[p], o->hostile_fp,
-                                   o->mutations, o->denormals};
+                                   o->mutations, o->denormals, o->treecode};
             verify_outcome outcome;
             verify_report_begin_run(report, scene, c.workers, c.pin);
             verify_run_check(env, &c, &golden, verify_report_progress, report, &outcome);
@@ -117,7 +117,7 @@ static int bless_scene(const verify_options *o, verify_env *env, const char *sce
     verify_golden old, g;
     bool had_old = verify_golden_read(path, scene, &old, message, sizeof message) == VERIFY_EXIT_OK;
     bool tty = isatty(STDERR_FILENO) != 0;
-    bool ok = verify_run_record(env, scene, frames, tty ? bless_progress : NULL, &scene, &g,
+    bool ok = verify_run_record(env, scene, frames, o->treecode, tty ? bless_progress : NULL, &scene, &g,
                                 message, sizeof message);
     if (tty) fprintf(stderr, "\r\033[K");
     int status = ok ? VERIFY_EXIT_OK : VERIFY_EXIT_MISMATCH;

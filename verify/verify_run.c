@@ -39,6 +39,7 @@ static double now_seconds(void) { return verify_monotonic_seconds(); }
 static eddy_status run_create(verify_env *env, const verify_run_config *c, eddy_world **out) {
     eddy_world_def base = eddy_world_def_default();
     base.test_mutations = c->mutations;
+    base.treecode_traversal = c->treecode;
     base.hash_every_step = true;
     if (c->denormals != VERIFY_DENORMALS_DEFAULT)
         base.flush_denormals = c->denormals == VERIFY_DENORMALS_FLUSH;
@@ -166,7 +167,7 @@ static void locate_block(verify_env *env, const verify_run_config *c, check_stat
     verify_divergence *d = run->divergence;
     if (d->component < 0) return;
     verify_run_config rc = {c->scene, (int)d->frame, 1, VERIFY_PIN_NONE, false, 0,
-                            VERIFY_DENORMALS_DEFAULT};
+                            VERIFY_DENORMALS_DEFAULT, c->treecode};
     reference_state ref = {d->frame, -1, d->component, 0, NULL, 0};
     run_loop loop = {&rc, reference_frame, &ref, NULL, NULL};
     char message[256];
@@ -203,7 +204,7 @@ static bool record_frame(eddy_world *world, const eddy_frame_hash *hash, void *c
 }
 
 bool verify_run_record(verify_env *env, const char *scene, int frames,
-                       verify_progress_fn *progress, void *progress_context, verify_golden *g,
+                       eddy_treecode_traversal treecode, verify_progress_fn *progress, void *progress_context, verify_golden *g,
                        char *message, size_t message_size) {
     memset(g, 0, sizeof *g);
     snprintf(g->scene, sizeof g->scene, "%s", scene);
@@ -215,7 +216,8 @@ bool verify_run_record(verify_env *env, const char *scene, int frames,
         snprintf(message, message_size, "%s: out of memory for %d frames", scene, frames);
         return false;
     }
-    verify_run_config rc = {scene, frames, 1, VERIFY_PIN_NONE, false, 0, VERIFY_DENORMALS_DEFAULT};
+    verify_run_config rc = {scene, frames, 1, VERIFY_PIN_NONE, false, 0, VERIFY_DENORMALS_DEFAULT,
+                            treecode};
     run_loop loop = {&rc, record_frame, g, progress, progress_context};
     if (run_scene(env, &loop, message, message_size)) return true;
     verify_golden_free(g);

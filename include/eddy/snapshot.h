@@ -14,7 +14,9 @@
 extern "C" {
 #endif
 
-enum { EDDY_SNAPSHOT_VERSION = 1, EDDY_INPUT_ENCODING_VERSION = 1, EDDY_DEF_ENCODING_VERSION = 1 };
+/* Definition encoding 2 adds the treecode traversal; eddy still writes (and
+ * reads) version 1 for a definition with the original traversal. */
+enum { EDDY_SNAPSHOT_VERSION = 1, EDDY_INPUT_ENCODING_VERSION = 1, EDDY_DEF_ENCODING_VERSION = 2 };
 
 /* Growable byte buffer owned by the caller (free with eddy_bytes_free). */
 typedef struct eddy_bytes {

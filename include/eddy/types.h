@@ -46,6 +46,21 @@ typedef enum eddy_velocity_method {
     EDDY_VELOCITY_DIRECT_VORTONS = 2,
 } eddy_velocity_method;
 
+/* How the treecode (EDDY_VELOCITY_TREECODE) walks the influence tree. */
+typedef enum eddy_treecode_traversal {
+    /* Multipole acceptance criterion (default): a cell of edge s whose
+     * centroid lies at distance D from the block of grid points being
+     * evaluated is used as a multipole (summed vorticity and first moments
+     * about its centroid) when s < treecode_opening_angle * D; otherwise it is
+     * opened, down to single vortons. Accuracy in docs/accuracy.md. */
+    EDDY_TREECODE_MULTIPOLE = 0,
+    /* The original's traversal, kept for fidelity to the seed (ALGORITHM.md
+     * section 4.3): only the cells that contain the query point are opened,
+     * every other cell counts as one supervorton however close it is. About
+     * 10-15 % RMS error against direct summation; no accuracy knob. */
+    EDDY_TREECODE_ORIGINAL = 1,
+} eddy_treecode_traversal;
+
 /* Test-only switches that deliberately break determinism, so tests and the
  * verifier can prove their checks fail when they must. Never set in a game. */
 enum {
@@ -63,6 +78,9 @@ typedef enum eddy_wall_poisoning {
     /* grid corners of cells holding vortons that hit a wall last step */
     EDDY_WALL_POISON_VORTON_HITS = 2,
 } eddy_wall_poisoning;
+
+/* Default opening angle: about 2 % RMS error on resolved fields (docs/accuracy.md). */
+#define EDDY_TREECODE_DEFAULT_OPENING_ANGLE 1.2f
 
 typedef struct eddy_world_def {
     /* time */
@@ -83,6 +101,12 @@ typedef struct eddy_world_def {
     float mollify_length_scale; /* auto-mollification length scale (default 1),
                                    [0, EDDY_MAX_COORDINATE] */
     eddy_velocity_method velocity_method;
+    eddy_treecode_traversal treecode_traversal; /* (default EDDY_TREECODE_ORIGINAL;
+                                                 * EDDY_TREECODE_MULTIPOLE is the accurate
+                                                 * one: docs/accuracy.md) */
+    /* opening angle theta of EDDY_TREECODE_MULTIPOLE, in (0, 2]: smaller is
+     * more accurate and slower (default EDDY_TREECODE_DEFAULT_OPENING_ANGLE) */
+    float treecode_opening_angle;
     float vorton_radius;      /* shared by all vortons, [1e-4, 1e4] m (default 0.125) */
     float tracer_radius;      /* shared by all tracers, [1e-6, 1e4] m (default 0.01) */
     int vorton_max_age;       /* frames; -1 = never killed by age (default -1) */

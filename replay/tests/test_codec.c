@@ -50,7 +50,7 @@ Test(codec, world_def_round_trip_keeps_physics_and_the_callers_threading) {
     const eddy_world_def d = odd_def();
     eddy_bytes b = {0};
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
-    cr_assert_eq(b.size, 125);
+    cr_assert_eq(b.size, 133, "version 2: version 1's 125 bytes + the treecode traversal");
     eddy_world_def out = eddy_world_def_default();
     out.worker_count = 7;
     out.hash_every_step = false;
@@ -89,7 +89,7 @@ Test(codec, world_def_decode_refuses_and_names_the_problem) {
     cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
                  EDDY_ERROR_VERSION);
     cr_assert(strstr(message, "version 9") != NULL, "%s", message);
-    b.data[4] = 1;
+    b.data[4] = 2;
     b.data[124] = 2; /* flush_denormals is a bool */
     cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
                  EDDY_ERROR_CORRUPT);
@@ -104,6 +104,43 @@ Test(codec, world_def_decode_refuses_and_names_the_problem) {
     cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
                  EDDY_ERROR_CORRUPT);
     cr_assert_eq(out.dt, d.dt, "a failed decode changed the def");
+    eddy_bytes_free(&b);
+}
+
+/* A definition with the original traversal is written in version 1's 125
+ * bytes (the bytes of builds before the traversal field, so old replays and
+ * snapshots keep their digests) and reads back as the original traversal. */
+Test(codec, original_traversal_keeps_version_1_bytes) {
+    eddy_world_def d = odd_def();
+    d.treecode_traversal = EDDY_TREECODE_ORIGINAL;
+    eddy_bytes b = {0};
+    cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
+    cr_assert_eq(b.size, 125);
+    cr_assert_eq(b.data[4], 1, "version 1");
+    eddy_world_def out = eddy_world_def_default();
+    char message[256];
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.treecode_traversal, EDDY_TREECODE_ORIGINAL);
+    d.treecode_traversal = EDDY_TREECODE_MULTIPOLE;
+    d.treecode_opening_angle = 0.75f;
+    eddy_bytes_free(&b);
+    cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
+    cr_assert_eq(b.data[4], 2, "version 2");
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.treecode_traversal, EDDY_TREECODE_MULTIPOLE);
+    cr_assert_eq(out.treecode_opening_angle, 0.75f);
+    b.data[125] = 7; /* traversal */
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    cr_assert(strstr(message, "treecode_traversal") != NULL, "%s", message);
+    b.data[125] = 0;
+    const float wide = 3.0f; /* opening angle at offset 129 */
+    memcpy(b.data + 129, &wide, 4);
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_INVALID_DEF);
+    cr_assert(strstr(message, "treecode_opening_angle") != NULL, "%s", message);
     eddy_bytes_free(&b);
 }
 
