@@ -41,6 +41,7 @@ static eddy_world_def odd_def(void) {
     d.tracer_restitution = 0.5f;
     d.wall_poisoning = EDDY_WALL_POISON_VORTON_HITS;
     d.flush_denormals = true; /* not the default */
+    d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* not the default: version 2 */
     return d;
 }
 
@@ -73,7 +74,8 @@ Test(codec, world_def_round_trip_keeps_physics_and_the_callers_threading) {
 }
 
 Test(codec, world_def_decode_refuses_and_names_the_problem) {
-    const eddy_world_def d = eddy_world_def_default();
+    eddy_world_def d = eddy_world_def_default();
+    d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* version 2 */
     eddy_bytes b = {0};
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
     char message[256];
