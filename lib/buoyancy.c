@@ -11,8 +11,10 @@
  *
  * Wall poisoning: near walls the gridded density has gradients across the
  * wall that would spin up spurious baroclinic vorticity. Grid variant
- * (default): every grid point within 1.2 vorton radii of a wall removes the
- * wall-normal component of its gradient (each point owns its update). Vorton
+ * (default): every grid point within 1.2 vorton radii plus one grid cell of
+ * a wall removes the wall-normal component of its gradient (each point owns
+ * its update); in a container every wall within that reach does, so edges
+ * and corners lose both or all three components across their walls. Vorton
  * variant: every grid point removes the normals of the wall hits recorded last
  * step by the vortons of its 8 adjacent cells, in ascending vorton index (a
  * gather, never a compare-and-swap float add). */
@@ -113,6 +115,14 @@ static vec3 poison_by_body(const body *b, vec3 p, vec3 grad, float reach) {
     mat3 r;
     memcpy(r.m, b->rotation, sizeof r.m);
     const vec3 q = m3_tmul_v(&r, d);
+    if (sh->hole) { /* every wall within reach: edges and corners have two or three */
+        for (int k = 0; k < sh->plane_count; ++k) {
+            const eddy_plane *pl = &sh->planes[k];
+            const vec3 nb = {pl->normal.x, pl->normal.y, pl->normal.z};
+            if (pl->offset - v3_dot(nb, q) < reach) grad = remove_component(grad, m3_mul_v(&r, nb));
+        }
+        return grad;
+    }
     int plane = 0;
     const float dist = eddy_polytope_contact_distance(sh, q, &plane);
     if (!(dist < reach)) return grad;
