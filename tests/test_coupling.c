@@ -130,16 +130,6 @@ static eddy_tracer *get_tracers(const eddy_world *w, int *count) {
     return t;
 }
 
-/* Rotation matrix (body to world) of a quaternion (x, y, z, w). */
-static void quat_matrix(eddy_quat q, double r[3][3]) {
-    const double qx = (double)q.x, qy = (double)q.y, qz = (double)q.z, qw = (double)q.w;
-    const double n = sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
-    const double x = qx / n, y = qy / n, z = qz / n, w = qw / n;
-    r[0][0] = 1 - 2 * (y * y + z * z); r[0][1] = 2 * (x * y - w * z); r[0][2] = 2 * (x * z + w * y);
-    r[1][0] = 2 * (x * y + w * z); r[1][1] = 1 - 2 * (x * x + z * z); r[1][2] = 2 * (y * z - w * x);
-    r[2][0] = 2 * (x * z - w * y); r[2][1] = 2 * (y * z + w * x); r[2][2] = 1 - 2 * (x * x + y * y);
-}
-
 /* ================================================================ 1. angular momentum */
 
 /* Body and fluid angular momentum about the body's centre:
