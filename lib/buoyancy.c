@@ -192,7 +192,9 @@ static void poison_chunk(int chunk, int begin, int end, void *context) {
      * vortons (which sit at least one radius off the wall), so a wall's
      * spurious gradient reaches r + one cell into the fluid; the original's
      * 1.2 r left most of it in place. Vortons pushed off a container's wall
-     * land up to 2r from it (lib/collide.c), so its band is 2r + one cell. */
+     * land up to 2r from it (lib/collide.c), so a container's band is
+     * 2r + one cell. (2r + 2 cells delays the slow turnover of layers at
+     * rest by ~300 frames but stops the sloshing layer from swinging back.) */
     const float cell = fmax_det(g->spacing[0], fmax_det(g->spacing[1], g->spacing[2]));
     const float reach = 1.2f * w->def.vorton_radius + cell;
     const float band = 2.0f * w->def.vorton_radius + cell;

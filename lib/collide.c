@@ -49,9 +49,10 @@
  * boundary_thickness radii of a wall is pushed out as above, and its
  * vorticity relaxes (shedding_gain) toward the vorticity that cancels the
  * slip at the contact point,
- *     w1 = (3 |rho| / r^3) (dv x rho),   rho = -max(d, r) n,   dv = u - v_b(C),
- * d the distance before the push-out (exactly: the kernel of w1 at distance
- * |rho| induces -dv_tangential at C) plus
+ *     w1 = (3 |rho| / r^3) (dv x rho),   dv = u - v_b(C),
+ * rho = -max(d, r) n at a solid (d the distance before the push-out) and
+ * -r n at a container's wall (exactly: the kernel of w1 at distance |rho|
+ * induces -dv_tangential at C) plus
  * spin_gain (2R/r) 2 w_b, the body's own vorticity carried by its wall layer
  * (calibrated as the original: R the body's size, r the vorton radius). A vorton
  * is a ball of radius r turning at w/2, so its spin angular momentum is
@@ -281,14 +282,15 @@ static void vorton_hit(const vorton_rules *k, const pose *b, const contact *c, p
     const vec3 u = {a->vx[i], a->vy[i], a->vz[i]};
     const vec3 slip = v3_sub(u, surface_velocity(b, c->c));
     *x = push_out(b, c, *x, k->r);
-    /* The slip-cancelling vorticity for the vorton's distance before the
-     * push-out, at least r (the original placed every touching vorton at r
-     * and used that distance): at its distance after a mirror (up to 2r) it
-     * would need up to 4x more, and a wall layer of such vortons
-     * over-corrects collectively (each cancels the slip its neighbours also
-     * cancel); measured: enstrophy of layers at rest grew by e every ~14
-     * frames. */
-    const float len = c->dist > k->r ? c->dist : k->r;
+    /* The slip-cancelling vorticity. Solids: for the vorton's distance, at
+     * least r (the original's, whose calibration they keep). Containers: for
+     * a vorton one radius off the wall: a wall layer of vortons further off
+     * (up to 2r after a mirror, up to boundary_thickness r before one) needs
+     * up to 4x more each and over-corrects collectively (each cancels the
+     * slip its neighbours also cancel); measured: enstrophy of layers at
+     * rest grew by e every ~14 frames with the distance after the mirror,
+     * and from 4e-7 to 8e-4 over 600 frames with the distance before it. */
+    const float len = b->hole ? k->r : c->dist > k->r ? c->dist : k->r;
     const vec3 rho = v3_scale(c->n, -len);
     const float scale = 3.0f * len / (k->r * k->r * k->r);
     const vec3 w1 = v3_add(v3_scale(v3_cross(slip, rho), scale), v3_scale(b->w, k->spin));
