@@ -491,14 +491,22 @@ bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in) {
             break;
         case EDDY_BODY_IMPULSE: body_apply_impulse(b, v3_from(c->vector), v3_from(c->point)); break;
         case EDDY_BODY_ANGULAR_IMPULSE: body_apply_angular_impulse(b, v3_from(c->vector)); break;
-        case EDDY_BODY_SET_KINEMATIC:
+        case EDDY_BODY_SET_KINEMATIC: {
+            const eddy_body_pose old = eddy_body_pose_of(b);
+            const float inv_dt = 1.0f / w->def.dt;
+            set3(b->frame_acceleration,
+                 v3_scale(v3_sub(v3_from(c->linear_velocity), get3(b->linear_velocity)), inv_dt));
+            set3(b->frame_angular_acceleration,
+                 v3_scale(v3_sub(v3_from(c->angular_velocity), get3(b->angular_velocity)), inv_dt));
             set3(b->position, v3_from(c->position));
             b->orientation[0] = c->orientation.x; b->orientation[1] = c->orientation.y;
             b->orientation[2] = c->orientation.z; b->orientation[3] = c->orientation.w;
             body_update_frame(b);
             set3(b->linear_velocity, v3_from(c->linear_velocity));
             set3(b->angular_velocity, v3_from(c->angular_velocity));
+            eddy_carry_interior(w, b, &old);
             break;
+        }
         case EDDY_BODY_CREATE: break;
         }
     }
@@ -545,10 +553,12 @@ void eddy_phase_integrate_bodies(eddy_world *w, float dt) {
     for (int i = 0; i < w->body_count; ++i) {
         body *b = &w->bodies[i];
         if (!b->alive) continue;
+        const eddy_body_pose old = eddy_body_pose_of(b);
         if (b->def.type == EDDY_BODY_DYNAMIC)
             integrate_dynamic(b, dt);
         else
             integrate_kinematic(b, dt);
+        eddy_carry_interior(w, b, &old); /* containers move what they hold */
         memset(b->force, 0, sizeof b->force);
         memset(b->torque, 0, sizeof b->torque);
     }
@@ -558,6 +568,9 @@ void eddy_bodies_end_step(eddy_world *w) {
     for (int i = 0; i < w->body_count; ++i) {
         memset(w->bodies[i].input_force, 0, sizeof w->bodies[i].input_force);
         memset(w->bodies[i].input_torque, 0, sizeof w->bodies[i].input_torque);
+        memset(w->bodies[i].frame_acceleration, 0, sizeof w->bodies[i].frame_acceleration);
+        memset(w->bodies[i].frame_angular_acceleration, 0,
+               sizeof w->bodies[i].frame_angular_acceleration);
     }
 }
 

@@ -12,8 +12,11 @@
  *
  * Wall poisoning: near walls the gridded density has gradients across the
  * wall that would spin up spurious baroclinic vorticity. Grid variant
- * (default): every grid point within 1.2 vorton radii of a wall removes the
- * wall-normal component of its gradient (each point owns its update). Vorton
+ * (default): every grid point within 1.2 vorton radii plus one grid cell of
+ * a wall removes the wall-normal component of its gradient (each point owns
+ * its update); in a container a point near its walls takes the gradient of the
+ * fluid further in (container_ghost). Both write a scratch copy, so every
+ * point reads the unpoisoned gradient. Vorton
  * variant: every grid point removes the normals of the wall hits recorded last
  * step by the vortons of its 8 adjacent cells, in ascending vorton index (a
  * gather, never a compare-and-swap float add). */
@@ -122,6 +125,44 @@ static vec3 poison_by_body(const body *b, vec3 p, vec3 grad, float reach) {
     return remove_component(grad, m3_mul_v(&r, nb));
 }
 
+/* A container's walls: the fluid's density has no flux through a wall
+ * (d rho / dn = 0), but the gridded rho' falls off to zero over the band
+ * between the last vortons and the wall and beyond it. Such a fall-off is
+ * a light layer under the heavy fluid at the floor and a heavy one over the
+ * light fluid at the lid: unstable, and its tangential gradient (wherever the
+ * vortons near the wall are not exactly level) spun layers at rest up after
+ * some 800 frames. A grid point within `band` of a wall therefore takes the
+ * gradient of the fluid at `band` from every wall near it (the point moved
+ * inward along each such wall's normal), without the components across
+ * those walls. Reads the unpoisoned gradient, writes the scratch copy. */
+static bool container_ghost(const eddy_world *w, const body *b, vec3 p, float band, vec3 *grad) {
+    const eddy_shape *sh = &b->def.shape;
+    const vec3 c = {b->position[0], b->position[1], b->position[2]};
+    mat3 r;
+    memcpy(r.m, b->rotation, sizeof r.m);
+    const vec3 q = m3_tmul_v(&r, v3_sub(p, c));
+    vec3 inward = {0.0f, 0.0f, 0.0f};
+    unsigned near = 0;
+    for (int k = 0; k < sh->plane_count; ++k) {
+        const eddy_plane *pl = &sh->planes[k];
+        const vec3 nb = {pl->normal.x, pl->normal.y, pl->normal.z};
+        const float d = pl->offset - v3_dot(nb, q);
+        if (!(d < band)) continue;
+        near |= 1u << k;
+        inward = v3_sub(inward, v3_scale(nb, band - d));
+    }
+    if (!near) return false;
+    const vec3 inside = v3_add(c, m3_mul_v(&r, v3_add(q, inward)));
+    vec3 g = grid_interp_vec3(&w->grid, w->density_gradient, inside.x, inside.y, inside.z);
+    for (int k = 0; k < sh->plane_count; ++k) {
+        if (!(near & (1u << k))) continue;
+        const eddy_plane *pl = &sh->planes[k];
+        g = remove_component(g, m3_mul_v(&r, (vec3){pl->normal.x, pl->normal.y, pl->normal.z}));
+    }
+    *grad = g;
+    return true;
+}
+
 static vec3 poison_by_hits(const eddy_world *w, const int pt[3], vec3 grad) {
     const grid_shape *g = &w->grid;
     const particle_array *v = &w->vortons;
@@ -151,9 +192,14 @@ static void poison_chunk(int chunk, int begin, int end, void *context) {
     /* The gridded rho' falls off to zero over one grid cell beyond the last
      * vortons (which sit at least one radius off the wall), so a wall's
      * spurious gradient reaches r + one cell into the fluid; the original's
-     * 1.2 r left most of it in place. */
+     * 1.2 r left most of it in place. Vortons pushed off a container's wall
+     * land up to 2r from it (lib/collide.c), so a container's band is
+     * 2r + one cell. (2r + 2 cells delays the slow turnover of layers at
+     * rest by ~300 frames but stops the sloshing layer from swinging back.) */
     const float cell = fmax_det(g->spacing[0], fmax_det(g->spacing[1], g->spacing[2]));
     const float reach = 1.2f * w->def.vorton_radius + cell;
+    const float band = 2.0f * w->def.vorton_radius + cell;
+    vec3 *out = w->jacobian; /* scratch: the stretch phase fills it later */
     for (int p = begin; p < end; ++p) {
         const int pt[3] = {p % nx, (p / nx) % ny, p / (nx * ny)};
         vec3 grad = w->density_gradient[p];
@@ -163,15 +209,30 @@ static void poison_chunk(int chunk, int begin, int end, void *context) {
             const vec3 q = {g->min[0] + (float)pt[0] * g->spacing[0],
                             g->min[1] + (float)pt[1] * g->spacing[1],
                             g->min[2] + (float)pt[2] * g->spacing[2]};
-            for (int s = 0; s < w->body_count; ++s)
-                if (w->bodies[s].alive) grad = poison_by_body(&w->bodies[s], q, grad, reach);
+            for (int s = 0; s < w->body_count; ++s) {
+                const body *b = &w->bodies[s];
+                if (!b->alive) continue;
+                if (b->def.shape.type == EDDY_SHAPE_POLYTOPE && b->def.shape.hole) {
+                    if (container_ghost(w, b, q, band, &grad)) break;
+                    continue;
+                }
+                grad = poison_by_body(b, q, grad, reach);
+            }
         }
-        w->density_gradient[p] = grad;
+        out[p] = grad;
     }
+}
+
+static void copy_back_chunk(int chunk, int begin, int end, void *context) {
+    (void)chunk;
+    eddy_world *w = context;
+    for (int p = begin; p < end; ++p) w->density_gradient[p] = w->jacobian[p];
 }
 
 void eddy_phase_poison_density_gradient(eddy_world *w) {
     if (!w->grid_valid || w->def.wall_poisoning == EDDY_WALL_POISON_NONE) return;
     if (w->def.wall_poisoning == EDDY_WALL_POISON_GRID && eddy_world_body_count(w) == 0) return;
-    eddy_parallel_for(&w->tasks, grid_point_count(&w->grid), POISON_CHUNK, poison_chunk, w);
+    const int points = grid_point_count(&w->grid);
+    eddy_parallel_for(&w->tasks, points, POISON_CHUNK, poison_chunk, w);
+    eddy_parallel_for(&w->tasks, points, POISON_CHUNK, copy_back_chunk, w);
 }

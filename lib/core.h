@@ -235,6 +235,9 @@ typedef struct body {
     float inv_inertia_body[3][3];
     float inv_inertia_world[3][3]; /* R I^-1 R^T */
     float temperature;
+    /* A container's frame acceleration from this step's SET_KINEMATIC
+     * (lib/carry.c); zero between steps, so not state. */
+    float frame_acceleration[3], frame_angular_acceleration[3];
     float volume;
     float circumradius;        /* broad phase, solids */
     float inradius;            /* broad phase, holes */
@@ -363,7 +366,19 @@ void eddy_phase_advect_tracers(eddy_world *w, float dt);
 bool eddy_phase_build_grid(eddy_world *w);          /* bounds, grid, partition, tree */
 void eddy_phase_velocity_grid(eddy_world *w);
 void eddy_phase_stretch(eddy_world *w, float dt);
-void eddy_phase_density(eddy_world *w, float dt);
+bool eddy_phase_density(eddy_world *w, float dt);
+void eddy_phase_pack_flow(eddy_world *w);
+
+/* Containers carry their interior (carry.c). */
+typedef struct eddy_body_pose {
+    float position[3];
+    float rotation[3][3];
+} eddy_body_pose;
+bool eddy_body_carries_fluid(const body *b);
+eddy_body_pose eddy_body_pose_of(const body *b);
+void eddy_carry_interior(eddy_world *w, const body *b, const eddy_body_pose *old);
+bool eddy_frames_accelerate(const eddy_world *w);
+vec3 eddy_frame_apparent_gravity(const eddy_world *w, vec3 x, vec3 g_scaled, float scale);
 void eddy_phase_diffuse(eddy_world *w, float dt);
 void eddy_phase_advect_vortons(eddy_world *w, float dt);
 void eddy_phase_diagnostics(eddy_world *w);

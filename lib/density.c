@@ -7,9 +7,19 @@
  * times the vorton's trilinear weight for that point: each vorton stands for
  * the cube of fluid one diameter wide around it. This equals the
  * original's scatter (particle-to-grid accumulation) up to summation order,
- * which is now fixed by the state. The same pass packs velocity and rho' into
- * the 4-float flow grid that particles sample. Baroclinic generation (D6):
- *     d(omega)/dt = (grad rho x g) / rho0. */
+ * which is now fixed by the state. Baroclinic generation (D6):
+ *     d(omega)/dt = (grad rho x g) / rho0,
+ * with g the apparent gravity g - a - alpha x r - W x (W x r) for vortons
+ * inside a container that accelerates (lib/carry.c).
+ *
+ * Order: this phase runs before the velocity, and the tree is re-aggregated
+ * after the baroclinic update, so a step is omega' = omega + dt B(x),
+ * x' = x + dt U(x, omega'): symplectic Euler for the buoyancy oscillation of
+ * a stratified fluid. The former order (velocity from the old omega, then
+ * the baroclinic update) was explicit Euler, whose amplitude grows by
+ * sqrt(1 + (N dt)^2) per step: layers at rest in a closed box grew from
+ * rounding noise by e every ~14 frames. eddy_phase_pack_flow then packs
+ * velocity and rho' into the 4-float flow grid that particles sample. */
 #include "core.h"
 
 enum { DENSITY_CHUNK = 256, BAROCLINIC_CHUNK = 512 };
@@ -55,13 +65,20 @@ static void density_chunk(int chunk, int begin, int end, void *context) {
     for (int p = begin; p < end; ++p) {
         const int pt[3] = {p % nx, (p / nx) % ny, p / (nx * ny)};
         const float rho = point_density(job->w, pt, job->scale);
-        const vec3 u = job->w->velocity[p];
-        float *flow = job->w->flow + 4 * (size_t)p;
         job->w->density[p] = rho;
+    }
+}
+
+/* The 4-float flow grid (velocity, rho') that particles sample. */
+static void pack_chunk(int chunk, int begin, int end, void *context) {
+    eddy_world *w = context;
+    for (int p = begin; p < end; ++p) {
+        const vec3 u = w->velocity[p];
+        float *flow = w->flow + 4 * (size_t)p;
         flow[0] = u.x;
         flow[1] = u.y;
         flow[2] = u.z;
-        flow[3] = rho;
+        flow[3] = w->density[p];
     }
 }
 
@@ -86,24 +103,27 @@ static void gradient_chunk(int chunk, int begin, int end, void *context) {
 
 typedef struct baroclinic_job {
     eddy_world *w;
-    vec3 g_dt; /* gravity * dt / rho0 */
+    vec3 g_dt;    /* gravity * dt / rho0 */
+    float dt_rho; /* dt / rho0 */
 } baroclinic_job;
 
 static void baroclinic_chunk(int chunk, int begin, int end, void *context) {
     const baroclinic_job *job = context;
     eddy_world *w = job->w;
     particle_array *v = &w->vortons;
-    const vec3 g = job->g_dt;
     for (int i = begin; i < end; ++i) {
-        const vec3 d = grid_interp_vec3(&w->grid, w->density_gradient, v->px[i], v->py[i], v->pz[i]);
+        const vec3 x = {v->px[i], v->py[i], v->pz[i]};
+        /* In a container that accelerates, the apparent gravity of its frame */
+        const vec3 g = eddy_frame_apparent_gravity(w, x, job->g_dt, job->dt_rho);
+        const vec3 d = grid_interp_vec3(&w->grid, w->density_gradient, x.x, x.y, x.z);
         v->wx[i] += d.y * g.z - d.z * g.y;
         v->wy[i] += d.z * g.x - d.x * g.z;
         v->wz[i] += d.x * g.y - d.y * g.x;
     }
 }
 
-void eddy_phase_density(eddy_world *w, float dt) {
-    if (!w->grid_valid) return;
+bool eddy_phase_density(eddy_world *w, float dt) {
+    if (!w->grid_valid) return true;
     const grid_shape *g = &w->grid;
     float cell_volume = 1.0f;
     for (int a = 0; a < 3; ++a)
@@ -118,8 +138,16 @@ void eddy_phase_density(eddy_world *w, float dt) {
     eddy_parallel_for(&w->tasks, points, DENSITY_CHUNK, gradient_chunk, &dj);
     eddy_phase_poison_density_gradient(w);
     const eddy_vec3 gv = w->gravity;
-    if (gv.x == 0.0f && gv.y == 0.0f && gv.z == 0.0f) return;
+    if (gv.x == 0.0f && gv.y == 0.0f && gv.z == 0.0f && !eddy_frames_accelerate(w)) return true;
     const float k = dt / w->def.ambient_density;
-    baroclinic_job bj = {w, {gv.x * k, gv.y * k, gv.z * k}};
+    baroclinic_job bj = {w, {gv.x * k, gv.y * k, gv.z * k}, k};
     eddy_parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, baroclinic_chunk, &bj);
+    /* The velocity of this step sees the vorticity just generated
+     * (symplectic order, see the note at the top): re-aggregate the tree. */
+    return eddy_tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part);
+}
+
+void eddy_phase_pack_flow(eddy_world *w) {
+    if (!w->grid_valid) return;
+    eddy_parallel_for(&w->tasks, grid_point_count(&w->grid), DENSITY_CHUNK, pack_chunk, w);
 }

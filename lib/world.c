@@ -651,9 +651,12 @@ static bool substep(eddy_world *w, float dt, bool first) {
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_TREE_BUILD, ok = eddy_phase_build_grid(w));
     if (!ok) return false;
+    /* Baroclinic generation before the velocity: symplectic order (density.c) */
+    PHASE(w, EDDY_PHASE_DENSITY, ok = eddy_phase_density(w, dt));
+    if (!ok) return false;
     PHASE(w, EDDY_PHASE_VELOCITY_GRID, eddy_phase_velocity_grid(w));
+    PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_pack_flow(w));
     PHASE(w, EDDY_PHASE_STRETCH, eddy_phase_stretch(w, dt));
-    PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_density(w, dt));
     PHASE(w, EDDY_PHASE_DIFFUSION, eddy_phase_diffuse(w, dt));
     PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_advect_vortons(w, dt));
     PHASE(w, EDDY_PHASE_COLLIDE_VORTONS, ok = eddy_phase_collide_vortons(w));

@@ -134,20 +134,15 @@ static eddy_body_def make_fixed(eddy_body_def d) {
  * radius away and rounding would decide). Kinematic, no heat exchange. */
 #define CONTAINER_CLEARANCE 0.025f
 
-/* Container scenes run two substeps per frame: the wall layers of a closed
- * box make velocity gradients of tens to hundreds per second, and explicit
- * stretching at dt = 1/30 amplifies vorticity without bound there
- * (docs/coupling.md §6.2; it delays the blow-ups listed in docs/scenes.md).
- * Same dt per frame, so the scripts keep t = frame dt. */
-#define CONTAINER_SUBSTEPS 2
-
-/* Stratified fluid in a closed box: the pure-VPM walls (particles pushed out,
- * slip cancelled by vorticity) let vorticity run away under explicit
- * stretching over long runs (docs/coupling.md §6.2), so these scenes run
- * without it; container_drop, which stays bounded, keeps the default. */
+/* Container scenes run one step per frame with vortex stretching on at the
+ * default gain (0.5). They used to need two substeps and stretching off: the
+ * walls displaced particles without moving the fluid and explicit stretching
+ * amplified the wall layers; the container now carries its interior
+ * (lib/carry.c) and stretching is integrated in a bounded form
+ * (lib/stretch.c), docs/coupling.md §6.2. */
 static void container_physics(scene_build *b) {
-    b->def.substeps = CONTAINER_SUBSTEPS;
-    b->def.stretch_gain = 0.0f;
+    b->def.substeps = 1;
+    b->def.stretch_gain = 0.5f;
 }
 
 static eddy_vec3 container_half_extents(eddy_vec3 nominal_dims) {
@@ -433,7 +428,6 @@ eddy_status scene_populate_buoyant_ball(eddy_world *w, const scene_build *b) {
  * (finer vortons for the same count); the drop starts 0.25 below the lid. */
 eddy_status scene_build_container_drop(scene_build *b) {
     container_physics(b);
-    b->def.stretch_gain = 0.5f;
     const scene_ball_params ball = {0.5f, 10.0f};
     const scene_distribution d = {scene_sample_density_ball, &ball, scene_ball_domain(&ball)};
     SCENE_TRY(scene_assign_vortons(b, &d, 1.0f, 4096, scene_vec3(0.0f, 0.0f, 0.75f)));
