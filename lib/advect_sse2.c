@@ -19,7 +19,7 @@ static inline void locate4(__m128 p, float min, float inv, int cells, int idx[4]
     const __m128i last = _mm_set1_epi32(cells - 1);
     const __m128i below = _mm_cmplt_epi32(i, last);
     i = _mm_or_si128(_mm_and_si128(below, i), _mm_andnot_si128(below, last));
-    _mm_storeu_si128((__m128i *)idx, i);
+    _mm_storeu_si128((void *)idx, i); /* unaligned store: no alignment needed */
     _mm_storeu_ps(t, _mm_sub_ps(u, _mm_cvtepi32_ps(i)));
 }
 
