@@ -10,7 +10,7 @@
  * so it is written once more with 4-wide vectors: lane c computes component c
  * with exactly the operations and order of grid_interp_n (scalar), so both
  * paths give the same bits; lanes never mix, nothing is summed across lanes. */
-#include "core.h"
+#include "advect_batch.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -76,6 +76,10 @@ static void tracer_chunk(int chunk, int begin, int end, void *context) {
     float *restrict vx = a->vx, *restrict vy = a->vy, *restrict vz = a->vz;
     float *restrict rho = a->drho;
     const float dt = job->dt, wx = job->wind.x, wy = job->wind.y, wz = job->wind.z;
+#ifdef EDDY_TRACER_BATCH
+    const tracer_out out = {px, py, pz, vx, vy, vz, rho};
+    begin = eddy_tracer_batches(&g, flow, job->dt, job->wind, out, begin, end);
+#endif
     for (int i = begin; i < end; ++i) {
         const float x = px[i], y = py[i], z = pz[i];
         float f[4];

@@ -413,6 +413,11 @@ void eddy_partition_free(partition *part);
  * Returns false when there are no particles. */
 bool eddy_particles_bounds(eddy_world *w, float lo[3], float hi[3]);
 
+/* eddy_expf of n arguments (lib/emath.c), four at a time where the CPU has
+ * vectors: out[j] has the bits of eddy_expf(x[j]) for every j, on every
+ * instruction set. */
+void eddy_expf_array(const float *x, float *out, int n);
+
 /* The vorton velocity kernel (design note in kernel.c): velocity induced at
  * q by a vorton or supervorton at p with vorticity w and core radius a
  * (already mollified), circulation factor c = 1/f^3; accumulated into *u.

@@ -33,6 +33,7 @@ static float point_density(const eddy_world *w, const int pt[3], float scale) {
     const grid_shape *g = &w->grid;
     const particle_array *v = &w->vortons;
     const int *start = w->part.cell_start, *sorted = w->part.sorted_index;
+    const float *fx = w->scratch[0], *fy = w->scratch[1], *fz = w->scratch[2];
     float sum = 0.0f;
     for (int ck = pt[2] - 1; ck <= pt[2]; ++ck) {
         if (ck < 0 || ck >= g->cells[2]) continue;
@@ -44,18 +45,33 @@ static float point_density(const eddy_world *w, const int pt[3], float scale) {
                 const bool ox = pt[0] > ci, oy = pt[1] > cj, oz = pt[2] > ck;
                 for (int n = start[c]; n < start[c + 1]; ++n) {
                     const int i = sorted[n];
-                    int idx[3];
-                    float t[3];
-                    grid_locate(g, v->px[i], v->py[i], v->pz[i], idx, t);
-                    const float wx = ox ? t[0] : 1.0f - t[0];
-                    const float wy = oy ? t[1] : 1.0f - t[1];
-                    const float wz = oz ? t[2] : 1.0f - t[2];
+                    const float wx = ox ? fx[i] : 1.0f - fx[i];
+                    const float wy = oy ? fy[i] : 1.0f - fy[i];
+                    const float wz = oz ? fz[i] : 1.0f - fz[i];
                     sum += v->drho[i] * scale * (wx * wy * wz);
                 }
             }
         }
     }
     return sum;
+}
+
+/* Each vorton's fractions within its grid cell (grid_locate), computed once
+ * into scratch[0..2] instead of once per grid point that gathers it (8). The
+ * scratch arrays are free until diffusion fills them. */
+static void fraction_chunk(int chunk, int begin, int end, void *context) {
+    const density_job *job = context;
+    const grid_shape *g = &job->w->grid;
+    const particle_array *v = &job->w->vortons;
+    float *fx = job->w->scratch[0], *fy = job->w->scratch[1], *fz = job->w->scratch[2];
+    for (int i = begin; i < end; ++i) {
+        int idx[3];
+        float t[3];
+        grid_locate(g, v->px[i], v->py[i], v->pz[i], idx, t);
+        fx[i] = t[0];
+        fy[i] = t[1];
+        fz[i] = t[2];
+    }
 }
 
 static void density_chunk(int chunk, int begin, int end, void *context) {
@@ -134,6 +150,7 @@ bool eddy_phase_density(eddy_world *w, float dt) {
     const float d = 2.0f * w->def.vorton_radius;
     density_job dj = {w, d * d * d / cell_volume};
     const int points = grid_point_count(g);
+    eddy_parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, fraction_chunk, &dj);
     eddy_parallel_for(&w->tasks, points, DENSITY_CHUNK, density_chunk, &dj);
     eddy_parallel_for(&w->tasks, points, DENSITY_CHUNK, gradient_chunk, &dj);
     eddy_phase_poison_density_gradient(w);

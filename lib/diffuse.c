@@ -11,7 +11,9 @@
  * neighbourhood relation is symmetric (cell distance <= 1 on every axis) and
  * the kernel depends on |x_H - x_T| only, so the exchange conserves
  * sum(omega) up to rounding. Neighbours are visited in cell order z, y, x and
- * ascending index within a cell. */
+ * ascending index within a cell. The kernels exp(...) are evaluated in
+ * batches (eddy_expf_array, bit-identical to eddy_expf); the sums still run
+ * neighbour by neighbour in that order. */
 #include "core.h"
 
 enum { PSE_CHUNK = 128 };
@@ -23,6 +25,58 @@ typedef struct pse_job {
     float keep_w, keep_rho; /* 1 - rate dt */
 } pse_job;
 
+/* The exchange sums of one vorton H: its position and values, and the
+ * running sums over its neighbours. */
+typedef struct pse_home {
+    int index;
+    float x, y, z;
+    float wx, wy, wz, rho;
+    float dwx, dwy, dwz, dr;
+} pse_home;
+
+static inline void pse_add(pse_home *h, const particle_array *v, int t, float k) {
+    h->dwx += (v->wx[t] - h->wx) * k;
+    h->dwy += (v->wy[t] - h->wy) * k;
+    h->dwz += (v->wz[t] - h->wz) * k;
+    h->dr += (v->drho[t] - h->rho) * k;
+}
+
+static inline float pse_arg(const particle_array *v, int t, const pse_home *h, float inv_s2) {
+    const float dx = v->px[t] - h->x, dy = v->py[t] - h->y, dz = v->pz[t] - h->z;
+    return -(dx * dx + dy * dy + dz * dz) * inv_s2;
+}
+
+/* H's neighbours in visiting order, waiting for their kernels. Cells hold a
+ * vorton or two, so the kernels are batched over all 27 cells: evaluated
+ * together (eddy_expf_array, lanes = neighbours, nothing summed across
+ * them), then added one by one in the visiting order. */
+enum { PSE_BATCH = 64 };
+
+typedef struct pse_batch {
+    int count;
+    int t[PSE_BATCH];
+    float arg[PSE_BATCH];
+} pse_batch;
+
+static void pse_flush(pse_home *h, const particle_array *v, pse_batch *b) {
+    float k[PSE_BATCH];
+    eddy_expf_array(b->arg, k, b->count);
+    for (int j = 0; j < b->count; ++j) pse_add(h, v, b->t[j], k[j]);
+    b->count = 0;
+}
+
+/* Queues H's exchange with the vortons sorted[n .. end) of one cell. */
+static void pse_cell(pse_home *h, const particle_array *v, pse_batch *b, const int *sorted, int n,
+                     int end, float inv_s2) {
+    for (; n < end; ++n) {
+        const int t = sorted[n];
+        if (t == h->index) continue;
+        b->t[b->count] = t;
+        b->arg[b->count] = pse_arg(v, t, h, inv_s2);
+        if (++b->count == PSE_BATCH) pse_flush(h, v, b);
+    }
+}
+
 static void pse_chunk(int chunk, int begin, int end, void *context) {
     const pse_job *job = context;
     const eddy_world *w = job->w;
@@ -31,12 +85,13 @@ static void pse_chunk(int chunk, int begin, int end, void *context) {
     const int *start = w->part.cell_start, *sorted = w->part.sorted_index;
     float *out_wx = w->scratch[0], *out_wy = w->scratch[1], *out_wz = w->scratch[2];
     float *out_rho = w->scratch[3];
-    for (int h = begin; h < end; ++h) {
-        const float hx = v->px[h], hy = v->py[h], hz = v->pz[h];
-        const float hwx = v->wx[h], hwy = v->wy[h], hwz = v->wz[h], hr = v->drho[h];
+    for (int i = begin; i < end; ++i) {
+        pse_home h = {i, v->px[i], v->py[i], v->pz[i], v->wx[i], v->wy[i], v->wz[i], v->drho[i],
+                      0.0f, 0.0f, 0.0f, 0.0f};
+        pse_batch batch;
+        batch.count = 0;
         int c[3];
-        grid_cell_of(g, hx, hy, hz, c);
-        float dwx = 0.0f, dwy = 0.0f, dwz = 0.0f, dr = 0.0f;
+        grid_cell_of(g, h.x, h.y, h.z, c);
         for (int ck = c[2] - 1; ck <= c[2] + 1; ++ck) {
             if (ck < 0 || ck >= g->cells[2]) continue;
             for (int cj = c[1] - 1; cj <= c[1] + 1; ++cj) {
@@ -44,23 +99,15 @@ static void pse_chunk(int chunk, int begin, int end, void *context) {
                 for (int ci = c[0] - 1; ci <= c[0] + 1; ++ci) {
                     if (ci < 0 || ci >= g->cells[0]) continue;
                     const int cell = ci + g->cells[0] * (cj + g->cells[1] * ck);
-                    for (int n = start[cell]; n < start[cell + 1]; ++n) {
-                        const int t = sorted[n];
-                        if (t == h) continue;
-                        const float dx = v->px[t] - hx, dy = v->py[t] - hy, dz = v->pz[t] - hz;
-                        const float k = eddy_expf(-(dx * dx + dy * dy + dz * dz) * job->inv_s2);
-                        dwx += (v->wx[t] - hwx) * k;
-                        dwy += (v->wy[t] - hwy) * k;
-                        dwz += (v->wz[t] - hwz) * k;
-                        dr += (v->drho[t] - hr) * k;
-                    }
+                    pse_cell(&h, v, &batch, sorted, start[cell], start[cell + 1], job->inv_s2);
                 }
             }
         }
-        out_wx[h] = (hwx + job->nu2dt * dwx) * job->keep_w;
-        out_wy[h] = (hwy + job->nu2dt * dwy) * job->keep_w;
-        out_wz[h] = (hwz + job->nu2dt * dwz) * job->keep_w;
-        out_rho[h] = (hr + job->kappa2dt * dr) * job->keep_rho;
+        pse_flush(&h, v, &batch);
+        out_wx[i] = (h.wx + job->nu2dt * h.dwx) * job->keep_w;
+        out_wy[i] = (h.wy + job->nu2dt * h.dwy) * job->keep_w;
+        out_wz[i] = (h.wz + job->nu2dt * h.dwz) * job->keep_w;
+        out_rho[i] = (h.rho + job->kappa2dt * h.dr) * job->keep_rho;
     }
 }
 

@@ -82,6 +82,10 @@
  * logf 0.840, cbrtf 0.516, sinf/cosf 0.501, tanhf 1.42, atan2f 1.50 (sampled). */
 #include "core.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* ---------------------------------------------------------------- bits */
 
 static inline uint32_t f2u(float x) {
@@ -163,6 +167,50 @@ float eddy_expf(float x) {
     /* k = 128 only with r < 0 (er < 1) and k = -126 only with r > 0 (er > 1),
      * so adding k to the exponent field always gives a normal float. */
     return u2f(f2u(er) + (k << 23));
+}
+
+#if defined(__SSE2__)
+/* eddy_expf on four independent arguments, one per lane: the same operations
+ * in the same order as eddy_expf, lane by lane (the integer steps are the
+ * same 32-bit wrap-around arithmetic), so each lane has the bits eddy_expf
+ * gives for its argument. Lanes outside [EXP_MIN, EXP_MAX] (NaN included)
+ * are redone by eddy_expf. */
+static void expf4(const float x[4], float out[4]) {
+    const __m128 v = _mm_loadu_ps(x);
+    const __m128 h = _mm_mul_ps(v, _mm_set1_ps(LOG2E));
+    const __m128 t = _mm_add_ps(h, _mm_set1_ps(ROUND_MAGIC));
+    const __m128 kf = _mm_sub_ps(t, _mm_set1_ps(ROUND_MAGIC));
+    const __m128i k = _mm_sub_epi32(_mm_castps_si128(t), _mm_set1_epi32((int)f2u(ROUND_MAGIC)));
+    const __m128 r_hi = _mm_sub_ps(v, _mm_mul_ps(kf, _mm_set1_ps(LN2_HI)));
+    const __m128 r_lo = _mm_mul_ps(kf, _mm_set1_ps(LN2_LO));
+    const __m128 r = _mm_sub_ps(r_hi, r_lo);
+    const __m128 r2 = _mm_mul_ps(r, r);
+    const __m128 p23 = _mm_add_ps(_mm_set1_ps(E2), _mm_mul_ps(r, _mm_set1_ps(E3)));
+    const __m128 p45 = _mm_add_ps(_mm_set1_ps(E4), _mm_mul_ps(r, _mm_set1_ps(E5)));
+    const __m128 p456 = _mm_add_ps(p45, _mm_mul_ps(r2, _mm_set1_ps(E6)));
+    const __m128 p = _mm_add_ps(p23, _mm_mul_ps(r2, p456));
+    const __m128 inner = _mm_sub_ps(_mm_mul_ps(r2, p), r_lo);
+    const __m128 er = _mm_add_ps(_mm_set1_ps(1.0f), _mm_add_ps(r_hi, inner));
+    const __m128i bits = _mm_add_epi32(_mm_castps_si128(er), _mm_slli_epi32(k, 23));
+    _mm_storeu_ps(out, _mm_castsi128_ps(bits));
+    const __m128 in_range = _mm_and_ps(_mm_cmpge_ps(v, _mm_set1_ps(EXP_MIN)),
+                                       _mm_cmple_ps(v, _mm_set1_ps(EXP_MAX)));
+    const int ok = _mm_movemask_ps(in_range);
+    if (ok != 0xf) {
+        for (int j = 0; j < 4; ++j)
+            if (!(ok & (1 << j))) out[j] = eddy_expf(x[j]);
+    }
+}
+#else
+static void expf4(const float x[4], float out[4]) {
+    for (int j = 0; j < 4; ++j) out[j] = eddy_expf(x[j]);
+}
+#endif
+
+void eddy_expf_array(const float *x, float *out, int n) {
+    int j = 0;
+    for (; j + 4 <= n; j += 4) expf4(x + j, out + j);
+    for (; j < n; ++j) out[j] = eddy_expf(x[j]);
 }
 
 /* ---------------------------------------------------------------- log */

@@ -87,17 +87,121 @@ void eddy_particles_remove_if(particle_array *a, bool (*remove)(const particle_a
     a->count = dst;
 }
 
-/* Stable removal of particles older than max_age (frame - birth > max_age):
+/* ------------------------------------------------------------ kill by age
+ *
+ * Stable removal of particles older than max_age (frame - birth > max_age):
  * survivors keep their relative order (D8), so the state after a kill does
- * not depend on how the array was traversed. */
-void eddy_phase_kill_by_age(eddy_world *w, particle_array *a, int max_age) {
-    if (max_age < 0 || a->count == 0) return;
-    const int64_t frame = w->frame;
-    int n = a->count, dst = 0;
-    while (dst < n && frame - a->birth[dst] <= max_age) ++dst;
-    for (int src = dst; src < n; ++src) {
-        if (frame - a->birth[src] > max_age) continue;
+ * not depend on how the array was traversed.
+ *
+ * Particles are born in order, so the dead usually form a prefix, and the
+ * survivors a few long runs. One scan of `birth` lists the runs that must
+ * move (source, destination, length); then each field array applies the
+ * same list with memmove, one field per chunk. A field is written only by
+ * its own chunk and the moves are plain copies, so the bytes are those of a
+ * particle-by-particle compaction for any worker count. */
+enum { KILL_PARALLEL_MIN = 16384 }; /* fewer particles: fields moved inline */
+
+typedef struct survivor_run {
+    int src, dst, len;
+} survivor_run;
+
+typedef struct field_move_job {
+    void *fields[14];
+    const survivor_run *runs;
+    int run_count;
+} field_move_job;
+
+static bool is_dead(int64_t frame, int32_t birth, int max_age) { return frame - birth > max_age; }
+
+/* The first dead particle, or n. Scanned in blocks of 16 whose test has no
+ * early exit (the compiler vectorises it): in most frames nobody dies. */
+static int first_dead(const int32_t *birth, int n, int64_t frame, int max_age) {
+    const int64_t limit = frame - max_age; /* dead: birth < limit */
+    if (limit <= INT32_MIN) return n;
+    if (limit > INT32_MAX) return 0;
+    const int32_t threshold = (int32_t)limit;
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        int any = 0;
+        for (int j = 0; j < 16; ++j) any |= birth[i + j] < threshold;
+        if (any) break;
+    }
+    while (i < n && !is_dead(frame, birth[i], max_age)) ++i;
+    return i;
+}
+
+/* Survivor runs that move (src != dst), scanning from `first`, the first dead
+ * particle; writes them to runs when it is not NULL; returns their number and
+ * the survivor count in *survivors. */
+static int survivor_runs(const int32_t *birth, int first, int n, int64_t frame, int max_age,
+                         survivor_run *runs, int *survivors) {
+    int count = 0, dst = first, src = first;
+    while (src < n) {
+        while (src < n && is_dead(frame, birth[src], max_age)) ++src;
+        int run_end = src;
+        while (run_end < n && !is_dead(frame, birth[run_end], max_age)) ++run_end;
+        if (run_end > src) {
+            if (runs) runs[count] = (survivor_run){src, dst, run_end - src};
+            ++count;
+            dst += run_end - src;
+        }
+        src = run_end;
+    }
+    *survivors = dst;
+    return count;
+}
+
+static void field_move_chunk(int chunk, int begin, int end, void *context) {
+    const field_move_job *job = context;
+    for (int f = begin; f < end; ++f) {
+        char *base = job->fields[f];
+        for (int r = 0; r < job->run_count; ++r) {
+            const survivor_run *run = &job->runs[r];
+            memmove(base + (size_t)run->dst * 4, base + (size_t)run->src * 4, (size_t)run->len * 4);
+        }
+    }
+}
+
+static int particle_fields(particle_array *a, void *fields[14]) {
+    void *all[14] = {a->px, a->py, a->pz, a->vx, a->vy, a->vz, a->drho, a->birth,
+                     a->wx, a->wy, a->wz, a->hx, a->hy, a->hz};
+    const int n = a->has_vorticity ? 14 : 8;
+    for (int f = 0; f < n; ++f) fields[f] = all[f];
+    return n;
+}
+
+/* Particle by particle: the fallback when no scratch memory is available. */
+static void kill_compact_serial(particle_array *a, int first, int64_t frame, int max_age) {
+    int dst = first;
+    for (int src = first; src < a->count; ++src) {
+        if (is_dead(frame, a->birth[src], max_age)) continue;
         copy_particle(a, dst++, src);
     }
     a->count = dst;
+}
+
+void eddy_phase_kill_by_age(eddy_world *w, particle_array *a, int max_age) {
+    if (max_age < 0 || a->count == 0) return;
+    const int64_t frame = w->frame;
+    const int n = a->count;
+    const int first = first_dead(a->birth, n, frame, max_age);
+    if (first == n) return;
+    int survivors;
+    const int run_count = survivor_runs(a->birth, first, n, frame, max_age, NULL, &survivors);
+    survivor_run *runs = run_count > 0
+        ? eddy_partials_reserve(w, (size_t)run_count * sizeof(survivor_run)) : NULL;
+    if (run_count > 0 && !runs) {
+        kill_compact_serial(a, first, frame, max_age);
+        return;
+    }
+    if (run_count > 0) {
+        survivor_runs(a->birth, first, n, frame, max_age, runs, &survivors);
+        field_move_job job = {.runs = runs, .run_count = run_count};
+        const int fields = particle_fields(a, job.fields);
+        if (n >= KILL_PARALLEL_MIN)
+            eddy_parallel_for(&w->tasks, fields, 1, field_move_chunk, &job);
+        else
+            field_move_chunk(0, 0, fields, &job);
+    }
+    a->count = survivors;
 }

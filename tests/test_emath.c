@@ -159,6 +159,38 @@ Test(emath, exp_never_subnormal) {
     }
 }
 
+/* eddy_expf_array must give eddy_expf's bits in every lane, in both canonical FP
+ * modes, for every kind of argument: one bit pattern in 251 over all 2^32
+ * (every sign, binade, NaN and infinity), lanes shuffled so that in-range and
+ * special arguments share a call. */
+static void expect_exp4_matches(uint32_t first, uint32_t stride) {
+    uint32_t u = first;
+    for (uint64_t n = 0; n < (1ull << 32) / stride; n += 7) {
+        float x[7], got[7];
+        for (int j = 0; j < 7; ++j, u += stride) x[j] = u2f(u * 2654435761u);
+        eddy_expf_array(x, got, 7); /* one vector of 4, a scalar tail of 3 */
+        for (int j = 0; j < 7; ++j) {
+            const float want = eddy_expf(x[j]);
+            cr_assert(f2u(got[j]) == f2u(want), "lane %d: expf_array(%a) = %a, expf gives %a", j,
+                      (double)x[j], (double)got[j], (double)want);
+        }
+    }
+}
+
+Test(emath, exp_array_same_bits_as_exp) {
+    const uint32_t saved = eddy_fpenv_get();
+    for (int flush = 0; flush < 2; ++flush) {
+        eddy_fpenv_set(eddy_fpenv_canonical(flush != 0));
+        expect_exp4_matches(0, 251);
+        const float edges[4] = {88.7228317f, -87.3365402f, nextafterf(-87.3365402f, -100.0f),
+                                nextafterf(88.7228317f, 100.0f)};
+        float got[4];
+        eddy_expf_array(edges, got, 4);
+        for (int j = 0; j < 4; ++j) cr_assert(f2u(got[j]) == f2u(eddy_expf(edges[j])));
+    }
+    eddy_fpenv_set(saved);
+}
+
 /* ---------------------------------------------------------------- log */
 
 Test(emath, log_special_values) {

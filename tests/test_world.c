@@ -520,14 +520,16 @@ Test(emitter, commands) {
  * position.x. After the step that runs at frame F the array must be exactly
  * the previous array without the tracers with F - birth > max_age, in the
  * same order, followed by the tracers emitted in frame F. */
-Test(kill, stable_compaction_by_age) {
+static void check_stable_compaction_by_age(int N0, int workers) {
     eddy_world_def d = eddy_world_def_default();
     d.tracer_max_age = 3;
+    d.worker_count = workers;
     eddy_world *w = make_world(&d);
-    enum { N0 = 200 };
-    eddy_tracer t0[N0];
+    eddy_tracer *t0 = malloc((size_t)N0 * sizeof *t0);
+    cr_assert_not_null(t0);
     for (int i = 0; i < N0; ++i) t0[i] = tracer_at((float)i, 0.5f, 0.25f, -((i * 5) % 9));
     cr_assert_eq(eddy_world_add_tracers(w, t0, N0), EDDY_OK);
+    free(t0);
     eddy_emitter_def ed = eddy_emitter_def_default();
     ed.tracer_rate = 45.0f; /* 1.5 per frame */
     ed.position = (eddy_vec3){1000.0f, 0.0f, 0.0f};
@@ -566,6 +568,11 @@ Test(kill, stable_compaction_by_age) {
     cr_expect(kept_at_limit > 0, "age == max_age must survive");
     eddy_world_destroy(w);
 }
+
+Test(kill, stable_compaction_by_age) { check_stable_compaction_by_age(200, 1); }
+
+/* Enough tracers that the field arrays are moved one per chunk in parallel. */
+Test(kill, stable_compaction_by_age_parallel) { check_stable_compaction_by_age(40000, 2); }
 
 /* Vortons: the survivors keep their relative order (read through their
  * birth frames, which nothing else changes). */
