@@ -28,24 +28,45 @@ typedef struct finite_job {
     uint32_t *flags;
 } finite_job;
 
-/* Two 4-lane accumulators in registers (gcc/clang vector extension: plain
- * SSE2/NEON integer ops, no FP), then the tail one float at a time. */
-typedef uint32_t lanes4 __attribute__((vector_size(16)));
+/* Two 4-lane accumulators in registers (SSE2 integer ops where the target has
+ * them, else 8 plain lanes the compiler may vectorise; no FP either way), then
+ * the tail one float at a time. */
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
 
-uint32_t eddy_nonfinite_bits(const float *x, int n) {
-    const lanes4 exponent = {0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u};
-    const lanes4 carry = {0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u};
-    lanes4 acc0 = {0, 0, 0, 0}, acc1 = {0, 0, 0, 0};
+static uint32_t nonfinite_bits_8(const float *x, int n, int *done) {
+    const __m128i exponent = _mm_set1_epi32(0x7f800000);
+    const __m128i carry = _mm_set1_epi32(0x00800000);
+    __m128i acc0 = _mm_setzero_si128(), acc1 = _mm_setzero_si128();
     int i = 0;
     for (; i + 8 <= n; i += 8) {
-        lanes4 u0, u1;
-        memcpy(&u0, x + i, sizeof u0);
-        memcpy(&u1, x + i + 4, sizeof u1);
-        acc0 |= (u0 & exponent) + carry;
-        acc1 |= (u1 & exponent) + carry;
+        const __m128i u0 = _mm_loadu_si128((const __m128i *)(const void *)(x + i));
+        const __m128i u1 = _mm_loadu_si128((const __m128i *)(const void *)(x + i + 4));
+        acc0 = _mm_or_si128(acc0, _mm_add_epi32(_mm_and_si128(u0, exponent), carry));
+        acc1 = _mm_or_si128(acc1, _mm_add_epi32(_mm_and_si128(u1, exponent), carry));
     }
-    acc0 |= acc1;
-    uint32_t all = acc0[0] | acc0[1] | acc0[2] | acc0[3];
+    uint32_t lanes[4];
+    _mm_storeu_si128((__m128i *)(void *)lanes, _mm_or_si128(acc0, acc1));
+    *done = i;
+    return lanes[0] | lanes[1] | lanes[2] | lanes[3];
+}
+#else
+static uint32_t nonfinite_bits_8(const float *x, int n, int *done) {
+    uint32_t acc[8] = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint32_t u[8];
+        memcpy(u, x + i, sizeof u);
+        for (int k = 0; k < 8; ++k) acc[k] |= (u[k] & 0x7f800000u) + 0x00800000u;
+    }
+    *done = i;
+    return acc[0] | acc[1] | acc[2] | acc[3] | acc[4] | acc[5] | acc[6] | acc[7];
+}
+#endif
+
+uint32_t eddy_nonfinite_bits(const float *x, int n) {
+    int i;
+    uint32_t all = nonfinite_bits_8(x, n, &i);
     for (; i < n; ++i) {
         uint32_t u;
         memcpy(&u, x + i, sizeof u);

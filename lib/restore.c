@@ -98,7 +98,7 @@ static inline uint32_t load_le32(const uint8_t *p) {
     uint32_t v;
     memcpy(&v, p, sizeof v);
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap32(v);
+    v = (v >> 24) | (v >> 8 & 0xff00u) | (v << 8 & 0xff0000u) | (v << 24);
 #endif
     return v;
 }

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* XXH3-64 dispatch (see xxh3.h): the AVX2 build where the CPU has it, else
- * the baseline build of this file. The CPU is asked on every call
- * (__builtin_cpu_supports reads a word the runtime filled at start-up), so
- * there is no lazily initialised state to race on. */
+ * the baseline build of this file. The CPU is asked on every call (the
+ * compiler's CPU query reads a word its runtime filled at start-up), so
+ * there is no lazily initialised state to race on. Only gcc and clang builds
+ * compile the AVX2 file (CMakeLists.txt), so the query is theirs. */
 #include "xxh3.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #if defined(EDDY_HAVE_XXH3_AVX2)
+#define EDDY_CPU_HAS_AVX2() __builtin_cpu_supports("avx2")
 uint64_t eddy_xxh3_avx2(const void *data, size_t size);
 uint64_t eddy_xxh3_pieces_avx2(const eddy_xxh3_piece *pieces, int count);
 #endif
@@ -25,7 +27,7 @@ uint64_t eddy_xxh3_pieces_baseline(const eddy_xxh3_piece *pieces, int count) {
 
 bool eddy_xxh3_wide_available(void) {
 #if defined(EDDY_HAVE_XXH3_AVX2)
-    return __builtin_cpu_supports("avx2");
+    return EDDY_CPU_HAS_AVX2();
 #else
     return false;
 #endif
