@@ -106,7 +106,8 @@ typedef struct survivor_run {
 } survivor_run;
 
 typedef struct field_move_job {
-    void *fields[14];
+    void *fields[15];
+    size_t sizes[15]; /* bytes per particle: 4, or 8 for stable ids */
     const survivor_run *runs;
     int run_count;
 } field_move_job;
@@ -155,18 +156,29 @@ static void field_move_chunk(int chunk, int begin, int end, void *context) {
     const field_move_job *job = context;
     for (int f = begin; f < end; ++f) {
         char *base = job->fields[f];
+        const size_t size = job->sizes[f];
         for (int r = 0; r < job->run_count; ++r) {
             const survivor_run *run = &job->runs[r];
-            memmove(base + (size_t)run->dst * 4, base + (size_t)run->src * 4, (size_t)run->len * 4);
+            memmove(base + (size_t)run->dst * size, base + (size_t)run->src * size,
+                    (size_t)run->len * size);
         }
     }
 }
 
-static int particle_fields(particle_array *a, void *fields[14]) {
+/* Every per-particle array that moves with the particle, stable ids included
+ * (not state, but a tracked particle keeps its id: include/eddy/view.h). */
+static int particle_fields(particle_array *a, void *fields[15], size_t sizes[15]) {
     void *all[14] = {a->px, a->py, a->pz, a->vx, a->vy, a->vz, a->drho, a->birth,
                      a->wx, a->wy, a->wz, a->hx, a->hy, a->hz};
-    const int n = a->has_vorticity ? 14 : 8;
-    for (int f = 0; f < n; ++f) fields[f] = all[f];
+    int n = a->has_vorticity ? 14 : 8;
+    for (int f = 0; f < n; ++f) {
+        fields[f] = all[f];
+        sizes[f] = 4;
+    }
+    if (a->id) {
+        fields[n] = a->id;
+        sizes[n++] = sizeof *a->id;
+    }
     return n;
 }
 
@@ -197,7 +209,7 @@ void eddy_phase_kill_by_age(eddy_world *w, particle_array *a, int max_age) {
     if (run_count > 0) {
         survivor_runs(a->birth, first, n, frame, max_age, runs, &survivors);
         field_move_job job = {.runs = runs, .run_count = run_count};
-        const int fields = particle_fields(a, job.fields);
+        const int fields = particle_fields(a, job.fields, job.sizes);
         if (n >= KILL_PARALLEL_MIN)
             eddy_parallel_for(&w->tasks, fields, 1, field_move_chunk, &job);
         else
