@@ -9,6 +9,7 @@
 # 2. node: every scene, every golden frame at 1 worker; a world asking to
 #    flush denormals refused; every scene at 2 and 3 workers with pthreads
 #    over its first pthread_frames frames;
+#    the FP contract check (eddy-fp-contract) with pthreads at 1 and 3 workers;
 # 3. Chromium: tests/browser/browser_test.js serves <build>/web with
 #    `python3 -m http.server` on 127.0.0.1, runs two scenes in the page and
 #    requires every frame hash to match its golden and the canvas not blank;
@@ -106,6 +107,8 @@ stage "node: every scene, every golden frame, 1 worker" verify_node "$build_dir"
 stage "node: flush_denormals = true is refused" flush_refused
 stage "node + pthreads: every scene, workers $pthread_threads, $pthread_frames frames" \
     verify_node "$pthread_dir" --threads "$pthread_threads" --frames "$pthread_frames"
+stage "node + pthreads: FP contract (eddy-fp-contract), workers 1,3" \
+    "${node_run[@]}" "$pthread_dir/eddy-fp-contract.js" --threads 1,3
 stage "Chromium: web page, $browser_scenes" browser_test
 
 say "wasm stage times"
