@@ -64,10 +64,47 @@ function viewOf(box) {
     return {box, scale, cx: (box.x0 + box.x1) / 2, cz: (box.z0 + box.z1) / 2};
 }
 
+// The body records of eddy_web_fill_bodies: [kind, x, z, radius, n, n x-z
+// vertices]; kind 0 sphere, 1 solid polytope, 2 container. A polytope is drawn
+// as the convex hull of its projected vertices.
+function bodyRecords(data) {
+    const bodies = [];
+    for (let i = 0; i + 5 <= data.length;) {
+        const n = data[i + 4];
+        const points = [];
+        for (let j = 0; j < n; ++j) points.push([data[i + 5 + 2 * j], data[i + 6 + 2 * j]]);
+        bodies.push({kind: data[i], x: data[i + 1], z: data[i + 2], radius: data[i + 3],
+                     outline: hull(points)});
+        i += 5 + 2 * n;
+    }
+    return bodies;
+}
+
+// Convex hull of 2-D points (monotone chain), counter-clockwise.
+function hull(points) {
+    if (points.length < 3) return points;
+    points.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+    const half = (list) => {
+        const out = [];
+        for (const p of list) {
+            while (out.length >= 2 && cross(out[out.length - 2], out[out.length - 1], p) <= 0) out.pop();
+            out.push(p);
+        }
+        out.pop();
+        return out;
+    };
+    return half(points).concat(half(points.slice().reverse()));
+}
+
 function frameBox(frame, box) {
     extend(box, frame.tracers, 3);
     extend(box, frame.vortons, 3);
-    extend(box, frame.bodies, 4);
+    for (const b of bodyRecords(frame.bodies)) {
+        const edge = b.outline.length > 0 ? b.outline : [[b.x - b.radius, b.z - b.radius],
+                                                           [b.x + b.radius, b.z + b.radius]];
+        for (const [x, z] of edge) extend(box, [x, 0, z], 3);
+    }
     return box;
 }
 
@@ -121,12 +158,19 @@ function draw(frame) {
     context.strokeStyle = '#58a6ff';
     context.fillStyle = 'rgba(88, 166, 255, 0.25)';
     context.lineWidth = 2;
-    for (let i = 0; i < frame.bodies.length; i += 4) {
-        const [px, py] = toPixel(frame.bodies[i], frame.bodies[i + 2]);
-        const radius = Math.cbrt(3 * frame.bodies[i + 3] / (4 * Math.PI)) * view.scale;
+    for (const b of bodyRecords(frame.bodies)) {
         context.beginPath();
-        context.arc(px, py, Math.max(radius, 2), 0, 2 * Math.PI);
-        context.fill();
+        if (b.kind === 0) {
+            const [px, py] = toPixel(b.x, b.z);
+            context.arc(px, py, Math.max(b.radius * view.scale, 2), 0, 2 * Math.PI);
+        } else {
+            b.outline.forEach(([x, z], j) => {
+                const [px, py] = toPixel(x, z);
+                if (j === 0) context.moveTo(px, py); else context.lineTo(px, py);
+            });
+            context.closePath();
+        }
+        if (b.kind !== 2) context.fill(); // a container is drawn as its walls only
         context.stroke();
     }
 }
@@ -161,7 +205,7 @@ function check(frame) {
     $('diverged').textContent = page.diverged;
     $('counts').textContent = frame.tracers.length / 3 + ' tracers, ' +
                               frame.vortons.length / 3 + ' vortons, ' +
-                              frame.bodies.length / 4 + ' bodies';
+                              bodyRecords(frame.bodies).length + ' bodies';
     logRow(frame, expected, ok);
 }
 

@@ -140,18 +140,50 @@ EMSCRIPTEN_KEEPALIVE int eddy_web_fill_vortons(void) {
     return n;
 }
 
-/* Bodies as x, y, z, volume into eddy_web_points() (4 floats each, in the
- * buffer sized for 3); returns the count. */
+/* Bodies for drawing, into eddy_web_points(): one record per body,
+ *     [kind, x, z, radius, n, x0, z0, ..., x(n-1), z(n-1)]
+ * kind 0 sphere (radius), 1 solid polytope, 2 container; a polytope's
+ * vertices in world space, projected on the x-z plane the page draws (the
+ * page draws their convex hull). Returns the number of floats written.
+ * Drawing only: none of this arithmetic touches the world's state. */
+enum { WEB_BODY_VERTICES = 64, WEB_BODY_RECORD = 5 + 2 * WEB_BODY_VERTICES };
+
+static eddy_vec3 rotate(eddy_quat q, eddy_vec3 v) {
+    /* v + 2 w (u x v) + 2 u x (u x v), u the vector part of q */
+    const eddy_vec3 t = {2.0f * (q.y * v.z - q.z * v.y), 2.0f * (q.z * v.x - q.x * v.z),
+                         2.0f * (q.x * v.y - q.y * v.x)};
+    return (eddy_vec3){v.x + q.w * t.x + (q.y * t.z - q.z * t.y),
+                       v.y + q.w * t.y + (q.z * t.x - q.x * t.z),
+                       v.z + q.w * t.z + (q.x * t.y - q.y * t.x)};
+}
+
 EMSCRIPTEN_KEEPALIVE int eddy_web_fill_bodies(void) {
     eddy_body_id ids[64];
     int n = g_web.world != NULL ? eddy_world_get_body_ids(g_web.world, ids, 64) : 0;
-    if (!reserve_points((4 * n + 2) / 3)) return -1;
-    int written = 0;
+    if (n > 64) n = 64;
+    if (!reserve_points((n * WEB_BODY_RECORD + 2) / 3)) return -1;
+    float *p = g_web.points;
+    int k = 0;
     for (int i = 0; i < n; ++i) {
         eddy_body_state s;
-        if (eddy_world_get_body(g_web.world, ids[i], &s) != EDDY_OK) continue;
-        float *p = g_web.points + 4 * written++;
-        p[0] = s.position.x, p[1] = s.position.y, p[2] = s.position.z, p[3] = s.volume;
+        eddy_shape shape;
+        if (eddy_world_get_body(g_web.world, ids[i], &s) != EDDY_OK ||
+            eddy_world_get_body_shape(g_web.world, ids[i], &shape) != EDDY_OK)
+            continue;
+        const bool sphere = shape.type == EDDY_SHAPE_SPHERE;
+        eddy_vec3 v[WEB_BODY_VERTICES];
+        int count = sphere ? 0 : eddy_shape_vertices(&shape, v, WEB_BODY_VERTICES);
+        if (count < 0 || count > WEB_BODY_VERTICES) count = 0;
+        p[k++] = sphere ? 0.0f : shape.hole ? 2.0f : 1.0f;
+        p[k++] = s.position.x;
+        p[k++] = s.position.z;
+        p[k++] = sphere ? shape.radius : 0.0f;
+        p[k++] = (float)count;
+        for (int j = 0; j < count; ++j) {
+            const eddy_vec3 w = rotate(s.orientation, v[j]);
+            p[k++] = s.position.x + w.x;
+            p[k++] = s.position.z + w.z;
+        }
     }
-    return written;
+    return k;
 }

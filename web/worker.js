@@ -5,7 +5,8 @@
 //               {type: 'next'}          step one frame
 // Messages out: {type: 'scenes', scenes: [{name, description}]}
 //               {type: 'frame', run, scene, frame, hash, tracers, vortons, bodies}
-//                 tracers/vortons: Float32Array x,y,z,...; bodies: x,y,z,volume,...
+//                 tracers/vortons: Float32Array x,y,z,...; bodies: records
+//                 [kind, x, z, radius, n, n x-z vertices] (eddy_web.c)
 //               {type: 'error', message}
 'use strict';
 importScripts('eddy_web.js');
@@ -32,7 +33,7 @@ function postFrame() {
     const frame = call('eddy_web_frame', 'number');
     const tracers = copyPoints(call('eddy_web_fill_tracers', 'number'), 3);
     const vortons = copyPoints(call('eddy_web_fill_vortons', 'number'), 3);
-    const bodies = copyPoints(call('eddy_web_fill_bodies', 'number'), 4);
+    const bodies = copyPoints(call('eddy_web_fill_bodies', 'number'), 1);
     postMessage({type: 'frame', run, scene, frame, hash, tracers, vortons, bodies},
                 [tracers.buffer, vortons.buffer, bodies.buffer]);
 }
