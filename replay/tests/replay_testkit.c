@@ -3,8 +3,11 @@
  * file helpers (replay_testkit.h). */
 #include "replay_testkit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #define XXH_INLINE_ALL
@@ -323,4 +326,26 @@ bool testkit_refresh_hashes(uint8_t *file, size_t size) {
         XXH3_64bits_update(&state, p, f->size);
     }
     return true;
+}
+
+const char *testkit_tmp_path(const char *dir, const char *prefix, const char *name) {
+    static char paths[16][256];
+    static int next;
+    char *p = paths[next++ % 16];
+    snprintf(p, sizeof paths[0], "%s/%s_%d_%s", dir, prefix, (int)getpid(), name);
+    return p;
+}
+
+int testkit_shell(const char *command_line, const char *stdout_path, const char *log_path,
+                  eddy_bytes *out) {
+    char command[4096];
+    if (stdout_path)
+        snprintf(command, sizeof command, "( %s ) > '%s' 2> '%s'", command_line, stdout_path,
+                 log_path);
+    else snprintf(command, sizeof command, "( %s ) > '%s' 2>&1", command_line, log_path);
+    const int status = system(command);
+    out->size = 0;
+    testkit_read_file(log_path, out);
+    testkit_append(out, "", 1);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

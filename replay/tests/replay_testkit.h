@@ -48,6 +48,15 @@ bool testkit_write_file(const char *path, const void *data, size_t size);
 /* Append bytes to a buffer (abort on out of memory: tests only). */
 void testkit_append(eddy_bytes *b, const void *data, size_t size);
 
+/* A scratch path of this process, dir/prefix_pid_name (16 rotating buffers:
+ * enough for the files of one test). */
+const char *testkit_tmp_path(const char *dir, const char *prefix, const char *name);
+/* Runs command_line through the shell. Its stdout goes to stdout_path when
+ * given, else with its stderr to log_path; the log is read back into out,
+ * NUL-terminated. Returns the exit status, -1 if it did not exit. */
+int testkit_shell(const char *command_line, const char *stdout_path, const char *log_path,
+                  eddy_bytes *out);
+
 /* Recompute the self-hash of the skippable frame at offset (a header, record
  * header, index or footer) after a test edited its payload; returns false if
  * there is no eddy frame at offset. Used to forge versions and fingerprints

@@ -19,30 +19,20 @@
 static char g_log[512];
 static eddy_bytes g_text;
 
-static const char *tmp(const char *name) {
-    static char paths[16][256];
-    static int next;
-    char *p = paths[next++ % 16];
-    snprintf(p, 256, "%s/conv_%d_%s", EDDY_REPLAY_TMP, (int)getpid(), name);
-    return p;
-}
+static const char *tmp(const char *name) { return testkit_tmp_path(EDDY_REPLAY_TMP, "conv", name); }
 
 /* Runs a shell command line; its stdout and stderr end up in g_text. */
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int sh(const char *fmt, ...) {
-    char line[2048], command[2600];
+    char line[2048];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     snprintf(g_log, sizeof g_log, "%s/conv_%d_log.txt", EDDY_REPLAY_TMP, (int)getpid());
-    snprintf(command, sizeof command, "( %s ) > '%s' 2>&1", line, g_log);
-    const int status = system(command);
-    g_text.size = 0;
-    testkit_read_file(g_log, &g_text);
-    testkit_append(&g_text, "", 1);
-    cr_assert(WIFEXITED(status), "%s did not exit", line);
-    return WEXITSTATUS(status);
+    const int status = testkit_shell(line, NULL, g_log, &g_text);
+    cr_assert(status >= 0, "%s did not exit", line);
+    return status;
 }
 
 static const char *out(void) { return (const char *)g_text.data; }

@@ -15,30 +15,21 @@
 static char g_out[512];   /* captured stdout + stderr of the last run */
 static eddy_bytes g_text; /* its contents, NUL-terminated */
 
-static const char *tmp(const char *name) {
-    static char paths[16][256]; /* enough for one test's files */
-    static int next;
-    char *p = paths[next++ % 16];
-    snprintf(p, 256, "%s/cli_%d_%s", EDDY_REPLAY_TMP, (int)getpid(), name);
-    return p;
-}
+static const char *tmp(const char *name) { return testkit_tmp_path(EDDY_REPLAY_TMP, "cli", name); }
 
 /* Runs eddy-replay with the given arguments; returns its exit code. */
 static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int run(const char *fmt, ...) {
-    char args[1024], command[2048];
+    char args[1024], line[2048];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
     snprintf(g_out, sizeof g_out, "%s/cli_%d_output.txt", EDDY_REPLAY_TMP, (int)getpid());
-    snprintf(command, sizeof command, "%s %s > '%s' 2>&1", EDDY_REPLAY_CLI, args, g_out);
-    const int status = system(command);
-    g_text.size = 0;
-    testkit_read_file(g_out, &g_text);
-    testkit_append(&g_text, "", 1);
-    cr_assert(WIFEXITED(status), "%s did not exit", args);
-    return WEXITSTATUS(status);
+    snprintf(line, sizeof line, "%s %s", EDDY_REPLAY_CLI, args);
+    const int status = testkit_shell(line, NULL, g_out, &g_text);
+    cr_assert(status >= 0, "%s did not exit", args);
+    return status;
 }
 
 static bool said(const char *text) { return strstr((const char *)g_text.data, text) != NULL; }

@@ -14,13 +14,7 @@
 
 #include "replay_testkit.h"
 
-static const char *tmp(const char *name) {
-    static char paths[8][256];
-    static int next;
-    char *p = paths[next++ % 8];
-    snprintf(p, 256, "%s/lazy_%d_%s", EDDY_REPLAY_TMP, (int)getpid(), name);
-    return p;
-}
+static const char *tmp(const char *name) { return testkit_tmp_path(EDDY_REPLAY_TMP, "lazy", name); }
 
 /* Open the same bytes from memory and from a file: same status, message and
  * recovered recording. */

@@ -20,33 +20,21 @@
 static char g_log[512];
 static eddy_bytes g_text;
 
-static const char *tmp(const char *name) {
-    static char paths[16][256];
-    static int next;
-    char *p = paths[next++ % 16];
-    snprintf(p, 256, "%s/render_%d_%s", EDDY_REPLAY_TMP, (int)getpid(), name);
-    return p;
-}
+static const char *tmp(const char *name) { return testkit_tmp_path(EDDY_REPLAY_TMP, "render", name); }
 
 /* Runs eddy-replay; stdout to `out` when given, else with stderr into the log. */
 static int run_to(const char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int run_to(const char *out, const char *fmt, ...) {
-    char args[1024], command[2048];
+    char args[1024], line[2048];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
     snprintf(g_log, sizeof g_log, "%s/render_%d_log.txt", EDDY_REPLAY_TMP, (int)getpid());
-    if (out)
-        snprintf(command, sizeof command, "%s %s > '%s' 2> '%s'", EDDY_REPLAY_CLI, args, out,
-                 g_log);
-    else snprintf(command, sizeof command, "%s %s > '%s' 2>&1", EDDY_REPLAY_CLI, args, g_log);
-    const int status = system(command);
-    g_text.size = 0;
-    testkit_read_file(g_log, &g_text);
-    testkit_append(&g_text, "", 1);
-    cr_assert(WIFEXITED(status), "%s did not exit", args);
-    return WEXITSTATUS(status);
+    snprintf(line, sizeof line, "%s %s", EDDY_REPLAY_CLI, args);
+    const int status = testkit_shell(line, out, g_log, &g_text);
+    cr_assert(status >= 0, "%s did not exit", args);
+    return status;
 }
 
 static bool said(const char *text) { return strstr((const char *)g_text.data, text) != NULL; }
