@@ -18,10 +18,11 @@
  *   escaped lost nonfinite distinct_vortons distinct_tracers"; exit code 1 if
  *   a world could not be created or stepped, 2 for a bad command line.
  *
- * The tool reads the container's shape from the library's internal body
- * record (as the tests do): the public API does not return a body's shape. */
+ * The checks (tests/container_checks.h, shared with tests/test_containers.c)
+ * read the world's particle arrays and body records in place, as the tests
+ * do: nothing is copied out per frame. */
 #include "eddy/eddy.h"
-#include "core.h"
+#include "container_checks.h"
 #include "scenes.h"
 
 #include <math.h>
@@ -40,81 +41,16 @@ typedef struct run_result {
     double distinct_v, distinct_t;
 } run_result;
 
-/* Largest signed distance of p outside the hole's inner box at the body's
- * current pose (> 0: outside). */
-static double beyond_walls(const body *b, eddy_vec3 p) {
-    const double d[3] = {(double)p.x - (double)b->position[0], (double)p.y - (double)b->position[1],
-                         (double)p.z - (double)b->position[2]};
-    double l[3];
-    for (int k = 0; k < 3; ++k)
-        l[k] = (double)b->rotation[0][k] * d[0] + (double)b->rotation[1][k] * d[1] +
-               (double)b->rotation[2][k] * d[2];
-    double m = -1e30;
-    const eddy_shape *s = &b->def.shape;
-    for (int k = 0; k < s->plane_count; ++k) {
-        const eddy_vec3 n = s->planes[k].normal;
-        const double e =
-            (double)n.x * l[0] + (double)n.y * l[1] + (double)n.z * l[2] - (double)s->planes[k].offset;
-        m = e > m ? e : m;
-    }
-    return m;
-}
-
-static const body *container_of(const eddy_world *w) {
-    for (int i = 0; i < w->body_count; ++i) {
-        const body *b = &w->bodies[i];
-        if (b->alive && b->def.shape.type == EDDY_SHAPE_POLYTOPE && b->def.shape.hole) return b;
-    }
-    return NULL;
-}
-
-typedef struct key3 {
-    uint32_t k[3];
-} key3;
-
-static int key_cmp(const void *a, const void *b) {
-    const key3 *x = a, *y = b;
-    for (int i = 0; i < 3; ++i)
-        if (x->k[i] != y->k[i]) return x->k[i] < y->k[i] ? -1 : 1;
-    return 0;
-}
-
-/* Fraction of positions that no other position equals bitwise. */
-static double distinct_fraction(key3 *keys, int n) {
-    if (n == 0) return 1.0;
-    qsort(keys, (size_t)n, sizeof *keys, key_cmp);
-    int alone = 0;
-    for (int i = 0; i < n; ++i) {
-        const bool same_prev = i > 0 && key_cmp(&keys[i], &keys[i - 1]) == 0;
-        const bool same_next = i + 1 < n && key_cmp(&keys[i], &keys[i + 1]) == 0;
-        alone += !same_prev && !same_next;
-    }
-    return (double)alone / n;
-}
-
-static key3 key_of(eddy_vec3 p) {
-    key3 k;
-    memcpy(&k.k[0], &p.x, 4);
-    memcpy(&k.k[1], &p.y, 4);
-    memcpy(&k.k[2], &p.z, 4);
-    return k;
-}
-
-static bool finite3(eddy_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
-
-/* Checks one frame's particles; returns the number outside the walls. */
-static long check_particles(const eddy_world *w, const body *box, const eddy_vorton *v, int nv,
-                            const eddy_tracer *t, int nt, long *nonfinite) {
+/* Particles of one array outside the walls; counts non-finite ones too. */
+static long check_particles(const body *box, const particle_array *a, long *nonfinite) {
     long out = 0;
-    for (int i = 0; i < nv; ++i) {
-        if (!finite3(v[i].position) || !finite3(v[i].vorticity)) ++*nonfinite;
-        out += beyond_walls(box, v[i].position) > 0.0;
+    for (int i = 0; i < a->count; ++i) {
+        bool finite = isfinite(a->px[i]) && isfinite(a->py[i]) && isfinite(a->pz[i]);
+        if (a->has_vorticity) finite = finite && isfinite(a->wx[i]) && isfinite(a->wy[i]) &&
+                                       isfinite(a->wz[i]);
+        *nonfinite += !finite;
+        out += container_checks_beyond_walls(box, a->px[i], a->py[i], a->pz[i]) > 0.0;
     }
-    for (int i = 0; i < nt; ++i) {
-        if (!finite3(t[i].position)) ++*nonfinite;
-        out += beyond_walls(box, t[i].position) > 0.0;
-    }
-    (void)w;
     return out;
 }
 
@@ -125,9 +61,6 @@ static bool run_scene(const char *name, int frames, int workers, run_result *r) 
     if (eddy_scene_create(name, &base, &w) != EDDY_OK) return false;
     memset(r, 0, sizeof *r);
     int n0 = -1;
-    eddy_vorton *v = NULL;
-    eddy_tracer *t = NULL;
-    int nv = 0, nt = 0;
     for (int f = 1; f <= frames; ++f) {
         eddy_scene_input si;
         if (eddy_world_step(w, eddy_scene_input_for(name, eddy_world_frame(w), &si)) != EDDY_OK) {
@@ -137,25 +70,16 @@ static bool run_scene(const char *name, int frames, int workers, run_result *r) 
         const double e = eddy_world_get_diagnostics(w).enstrophy;
         double *slot = f <= EARLY_FRAMES ? &r->early_max : &r->late_max;
         if (!(e <= *slot)) *slot = e; /* a NaN sticks */
-        nv = eddy_world_vorton_count(w);
-        nt = eddy_world_tracer_count(w);
-        if (n0 < 0) n0 = nv + nt;
-        if (n0 - (nv + nt) > r->lost) r->lost = n0 - (nv + nt);
-        v = realloc(v, (size_t)(nv > 0 ? nv : 1) * sizeof *v);
-        t = realloc(t, (size_t)(nt > 0 ? nt : 1) * sizeof *t);
-        eddy_world_get_vortons(w, 0, nv, v);
-        eddy_world_get_tracers(w, 0, nt, t);
-        const body *box = container_of(w);
-        if (box) r->escaped += check_particles(w, box, v, nv, t, nt, &r->nonfinite);
+        const int n = w->vortons.count + w->tracers.count;
+        if (n0 < 0) n0 = n;
+        if (n0 - n > r->lost) r->lost = n0 - n;
+        const body *box = container_checks_container(w);
+        if (box)
+            r->escaped += check_particles(box, &w->vortons, &r->nonfinite) +
+                          check_particles(box, &w->tracers, &r->nonfinite);
     }
-    key3 *keys = malloc((size_t)(nv + nt + 1) * sizeof *keys);
-    for (int i = 0; i < nv; ++i) keys[i] = key_of(v[i].position);
-    r->distinct_v = distinct_fraction(keys, nv);
-    for (int i = 0; i < nt; ++i) keys[i] = key_of(t[i].position);
-    r->distinct_t = distinct_fraction(keys, nt);
-    free(keys);
-    free(v);
-    free(t);
+    r->distinct_v = container_checks_distinct_fraction(&w->vortons);
+    r->distinct_t = container_checks_distinct_fraction(&w->tracers);
     eddy_world_destroy(w);
     return true;
 }

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h" /* particle arrays and the container's walls */
+#include "container_checks.h" /* particle arrays and the container's walls */
 #include "eddy/eddy.h"
 #include "scenes.h"
 
@@ -56,12 +56,9 @@ static void step_scene(eddy_world *w, const char *name) {
 }
 
 static const body *container_of(const eddy_world *w) {
-    for (int i = 0; i < w->body_count; ++i) {
-        const body *b = &w->bodies[i];
-        if (b->alive && b->def.shape.type == EDDY_SHAPE_POLYTOPE && b->def.shape.hole) return b;
-    }
-    cr_assert_fail("the world has no container");
-    return NULL;
+    const body *b = container_checks_container(w);
+    cr_assert_not_null(b, "the world has no container");
+    return b;
 }
 
 /* Position of x in the body's frame (double). */
@@ -72,51 +69,15 @@ static void to_body(const body *b, double x, double y, double z, double out[3]) 
                  D(b->rotation[2][k]) * d[2];
 }
 
-/* > 0: the point is outside the container's inner box. */
 static double beyond_walls(const body *b, float x, float y, float z) {
-    double q[3];
-    to_body(b, D(x), D(y), D(z), q);
-    double m = -1e30;
-    const eddy_shape *s = &b->def.shape;
-    for (int k = 0; k < s->plane_count; ++k) {
-        const eddy_vec3 n = s->planes[k].normal;
-        const double e = D(n.x) * q[0] + D(n.y) * q[1] + D(n.z) * q[2] - D(s->planes[k].offset);
-        m = e > m ? e : m;
-    }
-    return m;
-}
-
-/* ---------------------------------------------------------------- distinct */
-typedef struct key3 {
-    uint32_t k[3];
-} key3;
-
-static int key_cmp(const void *a, const void *b) {
-    const key3 *x = a, *y = b;
-    for (int i = 0; i < 3; ++i)
-        if (x->k[i] != y->k[i]) return x->k[i] < y->k[i] ? -1 : 1;
-    return 0;
+    return container_checks_beyond_walls(b, x, y, z);
 }
 
 /* Fraction of the particles whose position no other particle shares. */
 static double distinct_fraction(const particle_array *a) {
-    if (a->count == 0) return 1.0;
-    key3 *keys = malloc((size_t)a->count * sizeof *keys);
-    cr_assert_not_null(keys);
-    for (int i = 0; i < a->count; ++i) {
-        memcpy(&keys[i].k[0], &a->px[i], 4);
-        memcpy(&keys[i].k[1], &a->py[i], 4);
-        memcpy(&keys[i].k[2], &a->pz[i], 4);
-    }
-    qsort(keys, (size_t)a->count, sizeof *keys, key_cmp);
-    int alone = 0;
-    for (int i = 0; i < a->count; ++i) {
-        const bool prev = i > 0 && key_cmp(&keys[i], &keys[i - 1]) == 0;
-        const bool next = i + 1 < a->count && key_cmp(&keys[i], &keys[i + 1]) == 0;
-        alone += !prev && !next;
-    }
-    free(keys);
-    return (double)alone / a->count;
+    const double f = container_checks_distinct_fraction(a);
+    cr_assert(f >= 0.0, "out of memory");
+    return f;
 }
 
 static long outside_or_nonfinite(const body *box, const particle_array *a, bool vorticity) {
