@@ -393,11 +393,46 @@ static float reach_of(const eddy_world *w, const particle_array *a) {
     return w->def.boundary_thickness * w->def.vorton_radius;
 }
 
+/* Bodies in collision order: solids first, containers last (a particle a
+ * solid pushes off ends inside its container), by slot within each. */
+static int collision_order(const eddy_world *w, int from, int *out, int max) {
+    int count = 0;
+    for (int k = from; k < 2 * w->body_count && count < max; ++k) {
+        const body *b = &w->bodies[k % w->body_count];
+        if (!b->alive || eddy_body_carries_fluid(b) != (k >= w->body_count)) continue;
+        out[count++] = k;
+    }
+    return count;
+}
+
+/* Up to COLLIDE_GROUP bodies in one parallel pass: a chunk takes its
+ * particles through the bodies in collision order, as one pass per body
+ * would (a body's pose is read before the pass, and applying one body's
+ * impulse changes no other body), each body's partials in its own row. */
+enum { COLLIDE_GROUP = 8 };
+
+typedef struct collide_pass {
+    collide_job jobs[COLLIDE_GROUP];
+    int count;
+    chunk_fn *fn;
+} collide_pass;
+
+static void pass_chunk(int chunk, int begin, int end, void *context) {
+    collide_pass *pass = context;
+    for (int k = 0; k < pass->count; ++k) pass->fn(chunk, begin, end, &pass->jobs[k]);
+}
+
+static void receive(body *b, const impulse *t) {
+    eddy_body_receive(b, (vec3){(float)t->linear[0], (float)t->linear[1], (float)t->linear[2]},
+                      (vec3){(float)t->angular[0], (float)t->angular[1], (float)t->angular[2]},
+                      (float)t->heat);
+}
+
 static bool collide_all(eddy_world *w, particle_array *a, chunk_fn *fn) {
     const int n = chunk_count(a->count, COLLIDE_CHUNK);
     if (n == 0 || w->body_count == 0) return true;
-    /* partials[n], then the broad phase's boxes */
-    const size_t head = ((size_t)n * sizeof(impulse) + 63) / 64 * 64;
+    /* partials[COLLIDE_GROUP][n], then the broad phase's boxes */
+    const size_t head = ((size_t)COLLIDE_GROUP * (size_t)n * sizeof(impulse) + 63) / 64 * 64;
     const int blocks = eddy_broad_block_count(a->count);
     char *scratch = eddy_partials_reserve(w, head + (size_t)blocks * sizeof(eddy_broad_box));
     if (!scratch) return false;
@@ -406,23 +441,27 @@ static bool collide_all(eddy_world *w, particle_array *a, chunk_fn *fn) {
     const bool broad_on = (w->tasks.mutations & EDDY_MUTATION_NO_BROAD_PHASE) == 0;
     /* test-only: a broad phase that forgets the reach (it must be caught) */
     const bool forget_reach = (w->tasks.mutations & EDDY_MUTATION_BROAD_PHASE_IGNORES_REACH) != 0;
+    const float reach = forget_reach ? 0.0f : reach_of(w, a);
+    int order[COLLIDE_GROUP];
+    pose poses[COLLIDE_GROUP];
+    eddy_broad_body broad[COLLIDE_GROUP];
     bool fit = true;
-    /* Solids first, containers last: a particle a solid pushes off ends
-     * inside its container. */
-    for (int k = 0; k < 2 * w->body_count; ++k) {
-        body *b = &w->bodies[k % w->body_count];
-        if (!b->alive || eddy_body_carries_fluid(b) != (k >= w->body_count)) continue;
-        const pose p = pose_of(b);
-        eddy_broad_body broad;
-        broad_body_of(&p, forget_reach ? 0.0f : reach_of(w, a), &broad);
-        collide_job job = {w, &p, partials, broad_on ? &broad : NULL, boxes, fit};
+    for (int from = 0, count; (count = collision_order(w, from, order, COLLIDE_GROUP)) > 0;
+         from = order[count - 1] + 1) {
+        collide_pass pass = {.count = count, .fn = fn};
+        for (int k = 0; k < count; ++k) {
+            poses[k] = pose_of(&w->bodies[order[k] % w->body_count]);
+            broad_body_of(&poses[k], reach, &broad[k]);
+            pass.jobs[k] = (collide_job){w, &poses[k], partials + (size_t)k * (size_t)n,
+                                         broad_on ? &broad[k] : NULL, boxes, fit && k == 0};
+        }
         fit = false;
-        eddy_parallel_for(&w->tasks, a->count, COLLIDE_CHUNK, fn, &job);
-        eddy_reduce_tree(&w->tasks, partials, n, sizeof *partials, combine_impulse);
-        const impulse *t = &partials[0];
-        eddy_body_receive(b, (vec3){(float)t->linear[0], (float)t->linear[1], (float)t->linear[2]},
-                     (vec3){(float)t->angular[0], (float)t->angular[1], (float)t->angular[2]},
-                     (float)t->heat);
+        eddy_parallel_for(&w->tasks, a->count, COLLIDE_CHUNK, pass_chunk, &pass);
+        for (int k = 0; k < count; ++k) {
+            impulse *row = partials + (size_t)k * (size_t)n;
+            eddy_reduce_tree(&w->tasks, row, n, sizeof *row, combine_impulse);
+            receive(&w->bodies[order[k] % w->body_count], &row[0]);
+        }
     }
     return true;
 }
