@@ -308,8 +308,24 @@ static uint64_t filter_block(const eddy_broad_body *bb, const eddy_broad_box *bo
     return keep;
 }
 
+/* The box of all the blocks of [begin, end): one test for the whole range. */
+static eddy_broad_box range_box(const eddy_broad_box *boxes, int begin, int end) {
+    eddy_broad_box u = boxes[begin / EDDY_BROAD_BLOCK];
+    for (int k = begin / EDDY_BROAD_BLOCK + 1; k * EDDY_BROAD_BLOCK < end; ++k) {
+        for (int c = 0; c < 3; ++c) {
+            u.lo[c] = boxes[k].lo[c] < u.lo[c] ? boxes[k].lo[c] : u.lo[c];
+            u.hi[c] = boxes[k].hi[c] > u.hi[c] ? boxes[k].hi[c] : u.hi[c];
+        }
+        u.finite &= boxes[k].finite;
+    }
+    return u;
+}
+
 int eddy_broad_candidates(const eddy_broad_body *bb, const eddy_broad_box *boxes,
                           const particle_array *a, int begin, int end, int *out) {
+    if (begin >= end) return 0;
+    const eddy_broad_box all = range_box(boxes, begin, end);
+    if (block_out_of_reach(bb, &all)) return 0;
     int count = 0;
     for (int k = begin / EDDY_BROAD_BLOCK; k * EDDY_BROAD_BLOCK < end; ++k) {
         const eddy_broad_box *box = &boxes[k];
@@ -319,9 +335,8 @@ int eddy_broad_candidates(const eddy_broad_body *bb, const eddy_broad_box *boxes
             for (int i = b0; i < b1; ++i) out[count++] = i;
             continue;
         }
-        const uint64_t keep = filter_block(bb, box, a, b0, b1);
-        for (int i = b0; i < b1; ++i)
-            if ((keep >> (i - b0)) & 1u) out[count++] = i;
+        for (uint64_t keep = filter_block(bb, box, a, b0, b1); keep != 0; keep &= keep - 1)
+            out[count++] = b0 + __builtin_ctzll(keep);
     }
     return count;
 }
