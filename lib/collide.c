@@ -151,7 +151,13 @@ static contact polytope_contact(const pose *b, vec3 x, const vec3 *velocity) {
     int plane = 0;
     float dist;
     dist = EDDY_FLT_MAX;
-    if (velocity) {
+    /* Outside a solid the moving-point rule gives up (EDDY_FLT_MAX) and the
+     * nearest face decides: ask the nearest face first, the same value. */
+    if (velocity && !b->hole) {
+        dist = eddy_polytope_contact_distance(b->shape, q, &plane);
+        if (!(dist > 0.0f)) dist = EDDY_FLT_MAX;
+    }
+    if (velocity && !(dist < EDDY_FLT_MAX)) {
         const vec3 vq = m3_tmul_v(&b->r, v3_sub(*velocity, b->v));
         dist = eddy_polytope_collision_distance(b->shape, q, vq, &plane);
     }
