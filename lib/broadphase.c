@@ -227,20 +227,32 @@ static bool block_out_of_reach(const eddy_broad_body *bb, const eddy_broad_box *
 }
 
 /* ---------------------------------------------------------------- particles */
+/* The faces that can decide for some particle of the block, world frame. */
 typedef struct block_planes {
+    int count;
     float m[EDDY_MAX_PLANES][3];
     float limit[EDDY_MAX_PLANES]; /* solid: skip at or above; hole: near above */
 } block_planes;
 
+/* A face is left out when no particle of the box can meet its test: for a
+ * solid that only skips fewer particles; a container's wall is left out
+ * only with a second margin, beyond any rounding of the particle's test. */
 static void planes_for_block(const eddy_broad_body *bb, const eddy_broad_box *box,
                              block_planes *out) {
     double lo[3], hi[3];
     const double extent = box_relative(bb, box, lo, hi);
+    const bool solid = bb->kind == EDDY_BROAD_SOLID;
+    out->count = 0;
     for (int i = 0; i < bb->plane_count; ++i) {
-        for (int k = 0; k < 3; ++k) out->m[i][k] = (float)bb->normal[i][k];
-        const double margin = (double)bb->reach + margin_of(extent, bb->offset[i], (double)bb->reach);
-        out->limit[i] = (float)(bb->kind == EDDY_BROAD_SOLID ? bb->offset[i] + margin
-                                                             : bb->offset[i] - margin);
+        double min, max;
+        plane_range(bb->normal[i], lo, hi, &min, &max);
+        const double margin = margin_of(extent, bb->offset[i], (double)bb->reach);
+        const double reach = (double)bb->reach;
+        if (solid && max < bb->offset[i] + reach) continue;
+        if (!solid && bb->offset[i] - max >= reach + 2.0 * margin) continue;
+        const int f = out->count++;
+        for (int k = 0; k < 3; ++k) out->m[f][k] = (float)bb->normal[i][k];
+        out->limit[f] = (float)(solid ? bb->offset[i] + reach + margin : bb->offset[i] - reach - margin);
     }
 }
 
@@ -253,7 +265,7 @@ static uint64_t filter_scalar(const eddy_broad_body *bb, const block_planes *p,
     for (int i = begin; i < end; ++i) {
         const float x = a->px[i] - cx, y = a->py[i] - cy, z = a->pz[i] - cz;
         bool near = solid;
-        for (int f = 0; f < bb->plane_count; ++f) {
+        for (int f = 0; f < p->count; ++f) {
             const float s = p->m[f][0] * x + p->m[f][1] * y + p->m[f][2] * z;
             if (solid && s >= p->limit[f]) near = false;
             if (!solid && !(s <= p->limit[f])) near = true;
@@ -277,7 +289,7 @@ static int filter_sse2(const eddy_broad_body *bb, const block_planes *p, const p
         const __m128 y = _mm_sub_ps(_mm_loadu_ps(a->py + i), cy);
         const __m128 z = _mm_sub_ps(_mm_loadu_ps(a->pz + i), cz);
         __m128 flag = _mm_setzero_ps(); /* solid: skip; hole: near */
-        for (int f = 0; f < bb->plane_count; ++f) {
+        for (int f = 0; f < p->count; ++f) {
             const __m128 s = _mm_add_ps(
                 _mm_add_ps(_mm_mul_ps(_mm_set1_ps(p->m[f][0]), x), _mm_mul_ps(_mm_set1_ps(p->m[f][1]), y)),
                 _mm_mul_ps(_mm_set1_ps(p->m[f][2]), z));
