@@ -10,16 +10,18 @@
  * collision pass (a chunk reads and writes only its own blocks):
  *
  * 1. Blocks. Particles [64 k, 64 k + 64) form block k, with a box fitted to
- *    their positions at the start of the pass and refitted after a body
- *    moved one of them. A block whose box is out of a body's reach is
- *    skipped whole: outside the bounding ball (spheres, solids), beyond
- *    reach of one face of a solid (the whole box on the far side of that
- *    face's plane moved out by reach), or, in a container, farther than
- *    reach inside every wall. Bounds are computed in double from the box.
+ *    their positions at the start of the pass and grown to contain every
+ *    new position a body moves one of them to. A chunk's range of blocks,
+ *    then each block, is skipped whole when its box is out of a body's
+ *    reach: outside the bounding ball (spheres, solids), beyond reach of one
+ *    face of a solid (the whole box on the far side of that face's plane
+ *    moved out by reach), or, in a container, farther than reach inside
+ *    every wall. Bounds are computed in double from the box.
  * 2. Particles. In a block that is not skipped, a particle of a solid is
  *    skipped when it is beyond reach of one face, and a particle of a
  *    container when it is farther than reach inside every wall: one dot
- *    product per face with the world-frame normal R n_i, in float.
+ *    product per face with the world-frame normal R n_i, in float, over the
+ *    faces that can decide for some point of the block's box.
  *
  * Why the result is the same bits. The narrow phase leaves a particle
  * untouched exactly when (sphere, bounding ball) its squared distance from
@@ -28,12 +30,14 @@
  * eddy_polytope_collision_distance computes: outside the solid it returns
  * the contact distance, the largest face distance), (container) every wall
  * distance o_i - n_i . R^T (x - c) is not below reach. Those are float
- * evaluations of the linear functions m_i . (x - c) with m_i = R n_i, whose
- * rounding error is a few float epsilons (6e-8) of the scale
- * S = 3 max|x - c| + |o_i| + reach. The broad phase skips only with a
- * margin of 1e-4 S + 1e-15 beyond reach, more than a thousand times that
- * error plus what flushing denormals to zero can lose, so every skipped
- * particle is one the narrow phase leaves untouched, whatever the rounding.
+ * evaluations of the linear functions m_i . (x - c) with m_i = R n_i
+ * (|m_i| and the rotation's entries at most 1 up to rounding), whose
+ * rounding error is below 40 float epsilons (6e-8 each) of the scale
+ * S = 3 max|x - c| + |o_i| + reach, and so is the broad phase's own float
+ * test. The broad phase skips only with a margin of 1e-4 S + 1e-15 beyond
+ * reach, over 20 times both errors together plus what flushing denormals
+ * to zero can lose, so every skipped particle is one the narrow phase
+ * leaves untouched, whatever the rounding.
  * Skipped particles add nothing to a body's impulse (the narrow phase adds
  * only for touched particles) and the touched ones are visited in ascending
  * index as before, so every sum keeps its order. NaN or infinity anywhere
