@@ -58,10 +58,10 @@ static double margin_of(double extent, double offset, double reach) {
 void eddy_broad_body_ball(eddy_broad_body *bb, vec3 centre, float ball) {
     memset(bb, 0, sizeof *bb);
     bb->kind = EDDY_BROAD_BALL;
-    bb->centre[0] = centre.x;
-    bb->centre[1] = centre.y;
-    bb->centre[2] = centre.z;
-    bb->ball = ball;
+    bb->centre[0] = (double)centre.x;
+    bb->centre[1] = (double)centre.y;
+    bb->centre[2] = (double)centre.z;
+    bb->ball = (double)ball;
 }
 
 void eddy_broad_body_polytope(eddy_broad_body *bb, vec3 centre, const float rotation[3][3],
@@ -76,7 +76,7 @@ void eddy_broad_body_polytope(eddy_broad_body *bb, vec3 centre, const float rota
             bb->normal[i][r] = (double)rotation[r][0] * (double)n.x +
                                (double)rotation[r][1] * (double)n.y +
                                (double)rotation[r][2] * (double)n.z;
-        bb->offset[i] = shape->planes[i].offset;
+        bb->offset[i] = (double)shape->planes[i].offset;
     }
 }
 
