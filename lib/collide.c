@@ -64,7 +64,12 @@
  *
  * Determinism: particles are split into fixed chunks; each chunk writes its
  * own particles and its own partial impulse; partials are combined by the
- * fixed reduction tree, then applied to the body before the next body runs. */
+ * fixed reduction tree, then applied to the body before the next body runs.
+ *
+ * Broad phase (lib/broadphase.c): a chunk visits only the particles that may
+ * be within reach of the body, in ascending index; every particle it skips is
+ * one the tests below would leave untouched, so the bits are the same. */
+#include "broadphase.h"
 #include "core.h"
 #include "geometry.h"
 #include "vmath.h"
@@ -89,6 +94,9 @@ typedef struct collide_job {
     eddy_world *w;
     const pose *b;
     impulse *partials;
+    const eddy_broad_body *broad; /* NULL: every particle is a candidate */
+    eddy_broad_box *boxes;
+    bool fit;                     /* first body of the pass: fit the boxes */
 } collide_job;
 
 typedef struct contact {
@@ -143,7 +151,13 @@ static contact polytope_contact(const pose *b, vec3 x, const vec3 *velocity) {
     int plane = 0;
     float dist;
     dist = EDDY_FLT_MAX;
-    if (velocity) {
+    /* Outside a solid the moving-point rule gives up (EDDY_FLT_MAX) and the
+     * nearest face decides: ask the nearest face first, the same value. */
+    if (velocity && !b->hole) {
+        dist = eddy_polytope_contact_distance(b->shape, q, &plane);
+        if (!(dist > 0.0f)) dist = EDDY_FLT_MAX;
+    }
+    if (velocity && !(dist < EDDY_FLT_MAX)) {
         const vec3 vq = m3_tmul_v(&b->r, v3_sub(*velocity, b->v));
         dist = eddy_polytope_collision_distance(b->shape, q, vq, &plane);
     }
@@ -199,6 +213,16 @@ static contact hole_wall_contact(const pose *b, vec3 x, int plane) {
     return k;
 }
 
+/* ---------------------------------------------------------------- broad phase */
+/* The particles of [begin, end) that may be within reach of the body. */
+static int chunk_candidates(const collide_job *job, const particle_array *a, int begin, int end,
+                            int *out) {
+    if (job->fit) eddy_broad_fit(job->boxes, a, begin, end);
+    if (job->broad) return eddy_broad_candidates(job->broad, job->boxes, a, begin, end, out);
+    for (int i = begin; i < end; ++i) out[i - begin] = i;
+    return end - begin;
+}
+
 /* ---------------------------------------------------------------- tracers */
 /* One tracer against one wall contact: reflect, push out, book the impulse. */
 static void tracer_hit(const pose *b, const contact *k, float r, float m, float bounce, vec3 *x,
@@ -222,7 +246,10 @@ static void tracer_chunk(int chunk, int begin, int end, void *context) {
     const float volume = (4.0f / 3.0f) * EDDY_PI * r * r * r;
     const float bounce = 1.0f + d->tracer_restitution;
     impulse acc = {{0}, {0}, 0};
-    for (int i = begin; i < end; ++i) {
+    int near[COLLIDE_CHUNK];
+    const int candidates = chunk_candidates(job, a, begin, end, near);
+    for (int c = 0; c < candidates; ++c) {
+        const int i = near[c];
         vec3 x = {a->px[i], a->py[i], a->pz[i]};
         if (!near_body(b, x, r)) continue;
         vec3 v = {a->vx[i], a->vy[i], a->vz[i]};
@@ -243,6 +270,7 @@ static void tracer_chunk(int chunk, int begin, int end, void *context) {
             }
         }
         if (!moved) continue;
+        eddy_broad_include(job->boxes, i, x);
         a->px[i] = x.x; a->py[i] = x.y; a->pz[i] = x.z;
         a->vx[i] = v.x; a->vy[i] = v.y; a->vz[i] = v.z;
     }
@@ -317,7 +345,10 @@ static void vorton_chunk(int chunk, int begin, int end, void *context) {
     particle_array *a = &job->w->vortons;
     const vorton_rules k = rules_of(job->w, b);
     impulse acc = {{0}, {0}, 0};
-    for (int i = begin; i < end; ++i) {
+    int near[COLLIDE_CHUNK];
+    const int candidates = chunk_candidates(job, a, begin, end, near);
+    for (int n = 0; n < candidates; ++n) {
+        const int i = near[n];
         vec3 x = {a->px[i], a->py[i], a->pz[i]};
         if (!near_body(b, x, k.reach)) continue;
         bool moved = false;
@@ -336,6 +367,7 @@ static void vorton_chunk(int chunk, int begin, int end, void *context) {
             }
         }
         if (!moved) continue;
+        eddy_broad_include(job->boxes, i, x);
         a->px[i] = x.x; a->py[i] = x.y; a->pz[i] = x.z;
     }
     job->partials[chunk] = acc;
@@ -352,24 +384,90 @@ static void combine_impulse(void *dst, const void *src) {
     a->heat += b->heat;
 }
 
+/* The body's reach region for the broad phase: the bounding ball of
+ * near_body, and a polytope's faces at the narrow phase's reach. */
+static void broad_body_of(const pose *p, float reach, eddy_broad_body *bb) {
+    if (p->sphere) {
+        eddy_broad_body_ball(bb, p->x, p->radius + reach);
+        return;
+    }
+    eddy_broad_body_polytope(bb, p->x, p->r.m, p->shape, p->circum + reach, reach);
+}
+
+static float reach_of(const eddy_world *w, const particle_array *a) {
+    if (a == &w->tracers) return w->def.tracer_radius;
+    return w->def.boundary_thickness * w->def.vorton_radius;
+}
+
+/* Bodies in collision order: solids first, containers last (a particle a
+ * solid pushes off ends inside its container), by slot within each. */
+static int collision_order(const eddy_world *w, int from, int *out, int max) {
+    int count = 0;
+    for (int k = from; k < 2 * w->body_count && count < max; ++k) {
+        const body *b = &w->bodies[k % w->body_count];
+        if (!b->alive || eddy_body_carries_fluid(b) != (k >= w->body_count)) continue;
+        out[count++] = k;
+    }
+    return count;
+}
+
+/* Up to COLLIDE_GROUP bodies in one parallel pass: a chunk takes its
+ * particles through the bodies in collision order, as one pass per body
+ * would (a body's pose is read before the pass, and applying one body's
+ * impulse changes no other body), each body's partials in its own row. */
+enum { COLLIDE_GROUP = 8 };
+
+typedef struct collide_pass {
+    collide_job jobs[COLLIDE_GROUP];
+    int count;
+    chunk_fn *fn;
+} collide_pass;
+
+static void pass_chunk(int chunk, int begin, int end, void *context) {
+    collide_pass *pass = context;
+    for (int k = 0; k < pass->count; ++k) pass->fn(chunk, begin, end, &pass->jobs[k]);
+}
+
+static void receive(body *b, const impulse *t) {
+    eddy_body_receive(b, (vec3){(float)t->linear[0], (float)t->linear[1], (float)t->linear[2]},
+                      (vec3){(float)t->angular[0], (float)t->angular[1], (float)t->angular[2]},
+                      (float)t->heat);
+}
+
 static bool collide_all(eddy_world *w, particle_array *a, chunk_fn *fn) {
     const int n = chunk_count(a->count, COLLIDE_CHUNK);
     if (n == 0 || w->body_count == 0) return true;
-    impulse *partials = eddy_partials_reserve(w, (size_t)n * sizeof *partials);
-    if (!partials) return false;
-    /* Solids first, containers last: a particle a solid pushes off ends
-     * inside its container. */
-    for (int k = 0; k < 2 * w->body_count; ++k) {
-        body *b = &w->bodies[k % w->body_count];
-        if (!b->alive || eddy_body_carries_fluid(b) != (k >= w->body_count)) continue;
-        const pose p = pose_of(b);
-        collide_job job = {w, &p, partials};
-        eddy_parallel_for(&w->tasks, a->count, COLLIDE_CHUNK, fn, &job);
-        eddy_reduce_tree(&w->tasks, partials, n, sizeof *partials, combine_impulse);
-        const impulse *t = &partials[0];
-        eddy_body_receive(b, (vec3){(float)t->linear[0], (float)t->linear[1], (float)t->linear[2]},
-                     (vec3){(float)t->angular[0], (float)t->angular[1], (float)t->angular[2]},
-                     (float)t->heat);
+    /* partials[COLLIDE_GROUP][n], then the broad phase's boxes */
+    const size_t head = ((size_t)COLLIDE_GROUP * (size_t)n * sizeof(impulse) + 63) / 64 * 64;
+    const int blocks = eddy_broad_block_count(a->count);
+    char *scratch = eddy_partials_reserve(w, head + (size_t)blocks * sizeof(eddy_broad_box));
+    if (!scratch) return false;
+    impulse *partials = (impulse *)(void *)scratch;
+    eddy_broad_box *boxes = (eddy_broad_box *)(void *)(scratch + head);
+    const bool broad_on = (w->tasks.mutations & EDDY_MUTATION_NO_BROAD_PHASE) == 0;
+    /* test-only: a broad phase that forgets the reach (it must be caught) */
+    const bool forget_reach = (w->tasks.mutations & EDDY_MUTATION_BROAD_PHASE_IGNORES_REACH) != 0;
+    const float reach = forget_reach ? 0.0f : reach_of(w, a);
+    int order[COLLIDE_GROUP];
+    pose poses[COLLIDE_GROUP];
+    eddy_broad_body broad[COLLIDE_GROUP];
+    bool fit = true;
+    for (int from = 0, count; (count = collision_order(w, from, order, COLLIDE_GROUP)) > 0;
+         from = order[count - 1] + 1) {
+        collide_pass pass = {.count = count, .fn = fn};
+        for (int k = 0; k < count; ++k) {
+            poses[k] = pose_of(&w->bodies[order[k] % w->body_count]);
+            broad_body_of(&poses[k], reach, &broad[k]);
+            pass.jobs[k] = (collide_job){w, &poses[k], partials + (size_t)k * (size_t)n,
+                                         broad_on ? &broad[k] : NULL, boxes, fit && k == 0};
+        }
+        fit = false;
+        eddy_parallel_for(&w->tasks, a->count, COLLIDE_CHUNK, pass_chunk, &pass);
+        for (int k = 0; k < count; ++k) {
+            impulse *row = partials + (size_t)k * (size_t)n;
+            eddy_reduce_tree(&w->tasks, row, n, sizeof *row, combine_impulse);
+            receive(&w->bodies[order[k] % w->body_count], &row[0]);
+        }
     }
     return true;
 }

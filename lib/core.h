@@ -367,6 +367,9 @@ bool eddy_phase_build_grid(eddy_world *w);          /* bounds, grid, partition, 
 void eddy_phase_velocity_grid(eddy_world *w);
 void eddy_phase_stretch(eddy_world *w, float dt);
 bool eddy_phase_density(eddy_world *w, float dt);
+/* The density phase of this step will update vorticity and re-aggregate the
+ * influence tree (gravity, or a container's frame accelerates). */
+bool eddy_density_rebuilds_tree(const eddy_world *w);
 void eddy_phase_pack_flow(eddy_world *w);
 
 /* Containers carry their interior (carry.c). */

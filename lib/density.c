@@ -138,6 +138,11 @@ static void baroclinic_chunk(int chunk, int begin, int end, void *context) {
     }
 }
 
+bool eddy_density_rebuilds_tree(const eddy_world *w) {
+    const eddy_vec3 gv = w->gravity;
+    return !(gv.x == 0.0f && gv.y == 0.0f && gv.z == 0.0f && !eddy_frames_accelerate(w));
+}
+
 bool eddy_phase_density(eddy_world *w, float dt) {
     if (!w->grid_valid) return true;
     const grid_shape *g = &w->grid;
@@ -154,8 +159,8 @@ bool eddy_phase_density(eddy_world *w, float dt) {
     eddy_parallel_for(&w->tasks, points, DENSITY_CHUNK, density_chunk, &dj);
     eddy_parallel_for(&w->tasks, points, DENSITY_CHUNK, gradient_chunk, &dj);
     eddy_phase_poison_density_gradient(w);
+    if (!eddy_density_rebuilds_tree(w)) return true;
     const eddy_vec3 gv = w->gravity;
-    if (gv.x == 0.0f && gv.y == 0.0f && gv.z == 0.0f && !eddy_frames_accelerate(w)) return true;
     const float k = dt / w->def.ambient_density;
     baroclinic_job bj = {w, {gv.x * k, gv.y * k, gv.z * k}, k};
     eddy_parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, baroclinic_chunk, &bj);

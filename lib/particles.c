@@ -131,16 +131,36 @@ static int first_dead(const int32_t *birth, int n, int64_t frame, int max_age) {
     return i;
 }
 
+/* The first index in [i, n) whose death differs from `dead`: blocks of 16
+ * whose test has no early exit (the compiler vectorises it), then one by
+ * one. Dead: birth < threshold (is_dead, with frame - max_age in range). */
+static int scan_while(const int32_t *birth, int i, int n, int32_t threshold, bool dead) {
+    const int flip = dead ? 0 : 1; /* looking for (birth < threshold) == flip */
+    for (; i + 16 <= n; i += 16) {
+        int any = 0;
+        for (int j = 0; j < 16; ++j) any |= (birth[i + j] < threshold) == flip;
+        if (any) break;
+    }
+    while (i < n && (birth[i] < threshold) != flip) ++i;
+    return i;
+}
+
 /* Survivor runs that move (src != dst), scanning from `first`, the first dead
- * particle; writes them to runs when it is not NULL; returns their number and
- * the survivor count in *survivors. */
+ * particle (so frame - max_age is within int32: first_dead returned early
+ * otherwise, or everyone is dead); writes them to runs when it is not NULL;
+ * returns their number and the survivor count in *survivors. */
 static int survivor_runs(const int32_t *birth, int first, int n, int64_t frame, int max_age,
                          survivor_run *runs, int *survivors) {
+    const int64_t limit = frame - max_age;
+    if (limit > INT32_MAX) { /* everyone is dead */
+        *survivors = first;
+        return 0;
+    }
+    const int32_t threshold = (int32_t)limit;
     int count = 0, dst = first, src = first;
     while (src < n) {
-        while (src < n && is_dead(frame, birth[src], max_age)) ++src;
-        int run_end = src;
-        while (run_end < n && !is_dead(frame, birth[run_end], max_age)) ++run_end;
+        src = scan_while(birth, src, n, threshold, true);
+        const int run_end = scan_while(birth, src, n, threshold, false);
         if (run_end > src) {
             if (runs) runs[count] = (survivor_run){src, dst, run_end - src};
             ++count;

@@ -28,10 +28,15 @@ bool eddy_phase_build_grid(eddy_world *w) {
     eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
     if (!eddy_grid_arrays_reserve(w, grid_point_count(&w->grid))) return false;
     if (!eddy_partition_build(&w->part, &w->grid, &w->vortons)) return false;
-    if (!eddy_tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part)) return false;
-    if (w->def.velocity_method == EDDY_VELOCITY_TREECODE &&
-        w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE &&
-        !eddy_tree_build_moments(&w->tree, &w->tasks, &w->vortons, &w->part))
+    const bool moments = w->def.velocity_method == EDDY_VELOCITY_TREECODE &&
+                         w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
+    /* Nothing reads the tree before the density phase; when that phase
+     * re-aggregates it, this build would be overwritten unread, except for
+     * the multipole moments, which are taken about its centroids. */
+    const bool overwritten = !moments && eddy_density_rebuilds_tree(w);
+    if (!overwritten && !eddy_tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part))
+        return false;
+    if (moments && !eddy_tree_build_moments(&w->tree, &w->tasks, &w->vortons, &w->part))
         return false;
     const grid_shape *g = &w->grid;
     float cell_volume = 1.0f;

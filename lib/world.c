@@ -170,7 +170,9 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
               "called with enqueue_task set: prepare your job system's threads yourself");
     DEF_CHECK((d->test_mutations & ~(uint32_t)(EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION |
                                                EDDY_MUTATION_SKIP_WORKER_FP_MODE |
-                                               EDDY_MUTATION_RESTORE_KEEPS_FLOW_GRID)) == 0,
+                                               EDDY_MUTATION_RESTORE_KEEPS_FLOW_GRID |
+                                               EDDY_MUTATION_NO_BROAD_PHASE |
+                                               EDDY_MUTATION_BROAD_PHASE_IGNORES_REACH)) == 0,
               "test_mutations has unknown bits");
     return EDDY_OK;
 }

@@ -68,6 +68,10 @@ enum {
     EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION = 1u << 0, /* reduce in worker order */
     EDDY_MUTATION_SKIP_WORKER_FP_MODE = 1u << 1,        /* leave workers' FP mode alone */
     EDDY_MUTATION_RESTORE_KEEPS_FLOW_GRID = 1u << 2,    /* restore leaves the old flow grid */
+    /* the particle-body narrow phase tests every particle (the reference the
+     * broad phase must match bit for bit; changes no result) */
+    EDDY_MUTATION_NO_BROAD_PHASE = 1u << 3,
+    EDDY_MUTATION_BROAD_PHASE_IGNORES_REACH = 1u << 4,  /* broad phase skips particles in reach */
 };
 
 typedef enum eddy_wall_poisoning {
