@@ -7,7 +7,28 @@
  * times the vorton's trilinear weight for that point: each vorton stands for
  * the cube of fluid one diameter wide around it. This equals the
  * original's scatter (particle-to-grid accumulation) up to summation order,
- * which is now fixed by the state. Baroclinic generation (D6):
+ * which is now fixed by the state.
+ *
+ * Normalised by the vortons' weight. The plain sum reads rho' times the
+ * local number density of vortons (times (2r)^3 / V_cell): a uniform layer
+ * whose vortons bunch up reads heavier where they bunch and lighter where
+ * they thin out, and the grid's own spacing beats against the vortons'
+ * (the grid is sized from the particles' bounds, not their lattice). Those
+ * ripples are density gradients that are not there, and they are not
+ * parallel to g: their baroclinic torque moves vortons, which changes their
+ * number density again. In a closed box of layers at rest this fed back
+ * into a slow overturn (enstrophy up by e every ~115 frames from frame
+ * ~600, docs/physics.md §8.2). So each grid point divides by the sum of the
+ * same weights, W = sum (2r)^3 / V_cell * trilinear weight, and reads the
+ * weighted mean rho' of the vortons around it: the number density cancels
+ * and a uniform layer reads its rho' exactly, however its vortons are
+ * arranged. Where the fluid's vortons thin out into ambient fluid (the edge
+ * of a drop, W falls to 0) the mean would jump to the last vorton's rho';
+ * below W = 1/2 the divisor stays 1/2 instead, so rho' still falls off to 0
+ * continuously over the last grid cell, as before, and never exceeds the
+ * values carried. A full lattice of vortons one diameter apart has W ~ 1.
+ *
+ * Baroclinic generation (D6):
  *     d(omega)/dt = (grad rho x g) / rho0,
  * with g the apparent gravity g - a - alpha x r - W x (W x r) for vortons
  * inside a container that accelerates (lib/carry.c).
@@ -29,12 +50,16 @@ typedef struct density_job {
     float scale; /* V_vorton / V_cell */
 } density_job;
 
+/* Below this total weight a grid point is at the fluid's edge: it divides by
+ * this instead of its weight (design note). */
+#define DENSITY_EDGE_WEIGHT 0.5f
+
 static float point_density(const eddy_world *w, const int pt[3], float scale) {
     const grid_shape *g = &w->grid;
     const particle_array *v = &w->vortons;
     const int *start = w->part.cell_start, *sorted = w->part.sorted_index;
     const float *fx = w->scratch[0], *fy = w->scratch[1], *fz = w->scratch[2];
-    float sum = 0.0f;
+    float sum = 0.0f, weight = 0.0f;
     for (int ck = pt[2] - 1; ck <= pt[2]; ++ck) {
         if (ck < 0 || ck >= g->cells[2]) continue;
         for (int cj = pt[1] - 1; cj <= pt[1]; ++cj) {
@@ -48,12 +73,14 @@ static float point_density(const eddy_world *w, const int pt[3], float scale) {
                     const float wx = ox ? fx[i] : 1.0f - fx[i];
                     const float wy = oy ? fy[i] : 1.0f - fy[i];
                     const float wz = oz ? fz[i] : 1.0f - fz[i];
-                    sum += v->drho[i] * scale * (wx * wy * wz);
+                    const float wi = scale * (wx * wy * wz);
+                    sum += v->drho[i] * wi;
+                    weight += wi;
                 }
             }
         }
     }
-    return sum;
+    return sum / (weight > DENSITY_EDGE_WEIGHT ? weight : DENSITY_EDGE_WEIGHT);
 }
 
 /* Each vorton's fractions within its grid cell (grid_locate), computed once
