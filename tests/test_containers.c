@@ -38,7 +38,7 @@ enum { TEST_WORKERS = 2, EARLY_FRAMES = 300, CONTAINER_FRAMES = 600 };
 /* Layers at rest: long enough to catch the slow overturn the number-density
  * weighted rho' grid caused (enstrophy 7.6e-7 at frame 600, 2.1e-3 at 1,500,
  * above 1e-3 of the overturned layers by ~1,950, docs/physics.md §8.2), short
- * enough for CI (about 8 s of CPU). The overturned layers peak well within
+ * enough for CI (about 10 s of CPU). The overturned layers peak well within
  * CONTAINER_FRAMES. */
 enum { LAYERS_REST_FRAMES = 3000 };
 
