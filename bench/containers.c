@@ -17,6 +17,8 @@
  * - Output: one line per scene, "scene frames max_e_0_300 max_e_300_N ratio
  *   escaped lost nonfinite distinct_vortons distinct_tracers"; exit code 1 if
  *   a world could not be created or stepped, 2 for a bad command line.
+ * - With --trace K, every K-th frame also prints "# scene frame enstrophy"
+ *   before the scene's line: how a disturbance grows (docs/physics.md §8.2).
  *
  * The checks (tests/container_checks.h, shared with tests/test_containers.c)
  * read the world's particle arrays and body records in place, as the tests
@@ -54,7 +56,7 @@ static long check_particles(const body *box, const particle_array *a, long *nonf
     return out;
 }
 
-static bool run_scene(const char *name, int frames, int workers, run_result *r) {
+static bool run_scene(const char *name, int frames, int workers, int trace, run_result *r) {
     eddy_world_def base = eddy_world_def_default();
     base.worker_count = workers;
     eddy_world *w = NULL;
@@ -68,6 +70,7 @@ static bool run_scene(const char *name, int frames, int workers, run_result *r) 
             return false;
         }
         const double e = eddy_world_get_diagnostics(w).enstrophy;
+        if (trace > 0 && f % trace == 0) printf("# %s %d %.4g\n", name, f, e);
         double *slot = f <= EARLY_FRAMES ? &r->early_max : &r->late_max;
         if (!(e <= *slot)) *slot = e; /* a NaN sticks */
         const int n = w->vortons.count + w->tracers.count;
@@ -85,17 +88,20 @@ static bool run_scene(const char *name, int frames, int workers, run_result *r) 
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: eddy-containers [--frames N] [--workers W] [scene ...]\n"
-                    "  default: 10000 frames, 2 workers, the six container scenes\n");
+    fprintf(stderr, "usage: eddy-containers [--frames N] [--workers W] [--trace K] [scene ...]\n"
+                    "  default: 10000 frames, 2 workers, the six container scenes\n"
+                    "  --trace K: print the enstrophy every K frames\n");
 }
 
 int main(int argc, char **argv) {
-    int frames = 10000, workers = 2, first_scene = argc;
+    int frames = 10000, workers = 2, trace = 0, first_scene = argc;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
             frames = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--workers") && i + 1 < argc) {
             workers = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
+            trace = atoi(argv[++i]);
         } else if (argv[i][0] == '-') {
             usage();
             return 2;
@@ -104,7 +110,7 @@ int main(int argc, char **argv) {
             break;
         }
     }
-    if (frames < 1 || workers < 1) {
+    if (frames < 1 || workers < 1 || trace < 0) {
         usage();
         return 2;
     }
@@ -119,7 +125,7 @@ int main(int argc, char **argv) {
             return 2;
         }
         run_result r;
-        if (!run_scene(names[s], frames, workers, &r)) {
+        if (!run_scene(names[s], frames, workers, trace, &r)) {
             fprintf(stderr, "eddy-containers: %s could not be created or stepped\n", names[s]);
             status = 1;
             continue;

@@ -7,7 +7,48 @@
  * times the vorton's trilinear weight for that point: each vorton stands for
  * the cube of fluid one diameter wide around it. This equals the
  * original's scatter (particle-to-grid accumulation) up to summation order,
- * which is now fixed by the state. Baroclinic generation (D6):
+ * which is now fixed by the state.
+ *
+ * Normalised by the vortons' weight. The plain sum reads rho' times the
+ * local number density of vortons (times (2r)^3 / V_cell): a uniform layer
+ * whose vortons bunch up reads heavier where they bunch and lighter where
+ * they thin out, and the grid's own spacing beats against the vortons'
+ * (the grid is sized from the particles' bounds, not their lattice). Those
+ * ripples are density gradients that are not there, and they are not
+ * parallel to g: their baroclinic torque moves vortons, which changes their
+ * number density again. In a closed box of layers at rest this fed back
+ * into a slow overturn (enstrophy up by e every ~115 frames from frame
+ * ~600, docs/physics.md §8.2). So each grid point divides by the sum of the
+ * same weights, W = sum (2r)^3 / V_cell * trilinear weight, and reads the
+ * weighted mean rho' of the vortons around it: the number density cancels
+ * and a uniform layer reads its rho' exactly, however its vortons are
+ * arranged. Where the fluid's vortons thin out into ambient fluid (the edge
+ * of a drop, a free surface, W falls to 0) the mean would jump to the last
+ * vorton's rho'; below W = 1/2 the divisor stays 1/2 instead, so rho' falls
+ * off to 0 linearly in W over the last grid cell and never exceeds the
+ * values carried. A full lattice of vortons one diameter apart has W ~ 1.
+ * Why 1/2 and not a divisor that returns to the plain sum as W -> 0, such as
+ * max(W, 1 - W): the edge's rho' then changes 4x faster with W near W = 1/2
+ * than the plain sum does, and a free surface made of vortons (sloshing)
+ * grew a disturbance from frame ~6,000 (enstrophy 0.01 -> 55); with 1/2 it
+ * changes at most 2x faster and sloshing stays quiet for 10,000 frames. The
+ * cost: the fringe of an isolated blob, and vortons sparser than one per
+ * (2r)^3, read up to 2x their share, so a drop's rho' integrated over the
+ * grid is ~25% above sum rho' (2r)^3 at the scenes' resolution (dye_drop
+ * 1.25, filled containers 1.09-1.12).
+ *
+ * Reach. The weights are tents of half-width one cell (trilinear), except
+ * along an axis whose cells are finer than a vorton diameter 2r (the grid is
+ * sized from the particles' bounds and the vorton count, and can refine by 2
+ * along an axis from one step to the next): there the tent's half-width is
+ * 2r and the gather visits the cells it covers. With one-cell tents finer
+ * than the vortons' spacing, W inside a fluid falls to ~0.1 at points
+ * between rows of vortons, those points read the plain sum, and the rippled
+ * rho' spun up a sloshing layer that had been quiet for 5,600 frames within
+ * a few frames of its grid refining along z. Either way each vorton's
+ * weights add up to (2r)^3 / V_cell over the grid points.
+ *
+ * Baroclinic generation (D6):
  *     d(omega)/dt = (grad rho x g) / rho0,
  * with g the apparent gravity g - a - alpha x r - W x (W x r) for vortons
  * inside a container that accelerates (lib/carry.c).
@@ -26,34 +67,57 @@ enum { DENSITY_CHUNK = 256, BAROCLINIC_CHUNK = 512 };
 
 typedef struct density_job {
     eddy_world *w;
-    float scale; /* V_vorton / V_cell */
+    float scale;       /* (2r)^3 / (reach_x reach_y reach_z) */
+    float reach[3];    /* the weights' half-width per axis: max(cell, 2r) */
+    float cell_over_reach[3];
+    int span[3];       /* cells visited on each side of a point: reach / cell, rounded up */
 } density_job;
 
-static float point_density(const eddy_world *w, const int pt[3], float scale) {
+/* Below this total weight a grid point is at the fluid's edge: it divides by
+ * this instead of its weight (design note). */
+#define DENSITY_EDGE_WEIGHT 0.5f
+
+/* The weight of a vorton at fraction f of cell c for grid point pt along one
+ * axis: the tent 1 - |x - X| / reach. With reach = one cell (the usual case)
+ * that is f or 1 - f, as written: the same bits as trilinear interpolation. */
+static inline float axis_weight(const density_job *job, int a, int c, int pt, float f) {
+    if (job->span[a] == 1) return pt > c ? f : 1.0f - f;
+    float d = (float)(c - pt) + f;
+    d = d < 0.0f ? -d : d;
+    const float t = 1.0f - d * job->cell_over_reach[a];
+    return t > 0.0f ? t : 0.0f;
+}
+
+static float point_density(const density_job *job, const int pt[3]) {
+    const eddy_world *w = job->w;
     const grid_shape *g = &w->grid;
     const particle_array *v = &w->vortons;
     const int *start = w->part.cell_start, *sorted = w->part.sorted_index;
     const float *fx = w->scratch[0], *fy = w->scratch[1], *fz = w->scratch[2];
-    float sum = 0.0f;
-    for (int ck = pt[2] - 1; ck <= pt[2]; ++ck) {
+    const float scale = job->scale;
+    const int *n = job->span;
+    float sum = 0.0f, weight = 0.0f;
+    for (int ck = pt[2] - n[2]; ck < pt[2] + n[2]; ++ck) {
         if (ck < 0 || ck >= g->cells[2]) continue;
-        for (int cj = pt[1] - 1; cj <= pt[1]; ++cj) {
+        for (int cj = pt[1] - n[1]; cj < pt[1] + n[1]; ++cj) {
             if (cj < 0 || cj >= g->cells[1]) continue;
-            for (int ci = pt[0] - 1; ci <= pt[0]; ++ci) {
+            for (int ci = pt[0] - n[0]; ci < pt[0] + n[0]; ++ci) {
                 if (ci < 0 || ci >= g->cells[0]) continue;
                 const int c = ci + g->cells[0] * (cj + g->cells[1] * ck);
-                const bool ox = pt[0] > ci, oy = pt[1] > cj, oz = pt[2] > ck;
-                for (int n = start[c]; n < start[c + 1]; ++n) {
-                    const int i = sorted[n];
-                    const float wx = ox ? fx[i] : 1.0f - fx[i];
-                    const float wy = oy ? fy[i] : 1.0f - fy[i];
-                    const float wz = oz ? fz[i] : 1.0f - fz[i];
-                    sum += v->drho[i] * scale * (wx * wy * wz);
+                for (int m = start[c]; m < start[c + 1]; ++m) {
+                    const int i = sorted[m];
+                    const float wx = axis_weight(job, 0, ci, pt[0], fx[i]);
+                    const float wy = axis_weight(job, 1, cj, pt[1], fy[i]);
+                    const float wz = axis_weight(job, 2, ck, pt[2], fz[i]);
+                    const float wi = scale * (wx * wy * wz);
+                    sum += v->drho[i] * wi;
+                    weight += wi;
                 }
             }
         }
     }
-    return sum;
+    /* the weighted mean; at the fluid's edge, falling to 0 with W */
+    return sum / (weight > DENSITY_EDGE_WEIGHT ? weight : DENSITY_EDGE_WEIGHT);
 }
 
 /* Each vorton's fractions within its grid cell (grid_locate), computed once
@@ -80,7 +144,7 @@ static void density_chunk(int chunk, int begin, int end, void *context) {
     const int nx = g->points[0], ny = g->points[1];
     for (int p = begin; p < end; ++p) {
         const int pt[3] = {p % nx, (p / nx) % ny, p / (nx * ny)};
-        const float rho = point_density(job->w, pt, job->scale);
+        const float rho = point_density(job, pt);
         job->w->density[p] = rho;
     }
 }
@@ -143,18 +207,34 @@ bool eddy_density_rebuilds_tree(const eddy_world *w) {
     return !(gv.x == 0.0f && gv.y == 0.0f && gv.z == 0.0f && !eddy_frames_accelerate(w));
 }
 
+/* The weights' reach per axis: one cell, or one vorton diameter where cells
+ * are finer than that (design note), and the scale that makes a full lattice
+ * of vortons one diameter apart weigh W ~ 1. A vorton stands for the cube of
+ * fluid of edge one diameter around it. */
+static void density_weights(eddy_world *w, density_job *dj) {
+    const grid_shape *g = &w->grid;
+    const float d = 2.0f * w->def.vorton_radius;
+    float volume = 1.0f;
+    dj->w = w;
+    for (int a = 0; a < 3; ++a) {
+        const float h = g->spacing[a];
+        dj->span[a] = 1;
+        dj->reach[a] = h;
+        if (h > 0.0f) {
+            while ((float)dj->span[a] * h < d) ++dj->span[a];
+            if (dj->span[a] > 1) dj->reach[a] = d;
+            volume *= dj->reach[a];
+        }
+        dj->cell_over_reach[a] = h > 0.0f ? h / dj->reach[a] : 0.0f;
+    }
+    dj->scale = d * d * d / volume;
+}
+
 bool eddy_phase_density(eddy_world *w, float dt) {
     if (!w->grid_valid) return true;
-    const grid_shape *g = &w->grid;
-    float cell_volume = 1.0f;
-    for (int a = 0; a < 3; ++a)
-        if (g->spacing[a] > 0.0f) cell_volume *= g->spacing[a];
-    /* A vorton stands for the cube of fluid of edge one diameter around it
-     * (vortons are seeded one diameter apart), so a region whose vortons all
-     * carry rho' reads rho' on the grid. */
-    const float d = 2.0f * w->def.vorton_radius;
-    density_job dj = {w, d * d * d / cell_volume};
-    const int points = grid_point_count(g);
+    density_job dj;
+    density_weights(w, &dj);
+    const int points = grid_point_count(&w->grid);
     eddy_parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, fraction_chunk, &dj);
     eddy_parallel_for(&w->tasks, points, DENSITY_CHUNK, density_chunk, &dj);
     eddy_parallel_for(&w->tasks, points, DENSITY_CHUNK, gradient_chunk, &dj);
