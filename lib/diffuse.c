@@ -58,39 +58,38 @@ typedef struct pse_home {
 /* Weight of the exchange along the pair's axis (see the note above). */
 static const float PSE_AXIAL_WEIGHT = 5.0f;
 
-static inline void pse_add(pse_home *h, const particle_array *v, int t, float k) {
-    h->dr += (v->drho[t] - h->rho) * k;
-    const float dx = h->x - v->px[t], dy = h->y - v->py[t], dz = h->z - v->pz[t];
-    const float d2 = dx * dx + dy * dy + dz * dz;
-    if (!(d2 > 0.0f)) return;
-    const float ex = v->wx[t] - h->wx, ey = v->wy[t] - h->wy, ez = v->wz[t] - h->wz;
-    const float along = PSE_AXIAL_WEIGHT * k * (dx * ex + dy * ey + dz * ez) / d2;
-    h->dwx += dx * along;
-    h->dwy += dy * along;
-    h->dwz += dz * along;
-}
-
-static inline float pse_arg(const particle_array *v, int t, const pse_home *h, float inv_s2) {
-    const float dx = v->px[t] - h->x, dy = v->py[t] - h->y, dz = v->pz[t] - h->z;
-    return -(dx * dx + dy * dy + dz * dz) * inv_s2;
-}
-
 /* H's neighbours in visiting order, waiting for their kernels. Cells hold a
  * vorton or two, so the kernels are batched over all 27 cells: evaluated
  * together (eddy_expf_array, lanes = neighbours, nothing summed across
- * them), then added one by one in the visiting order. */
+ * them), with each pair's axial factor 5 k / |d|^2 (one division per lane,
+ * exactly rounded in any width), then added one by one in the visiting
+ * order. */
 enum { PSE_BATCH = 64 };
 
 typedef struct pse_batch {
     int count;
     int t[PSE_BATCH];
-    float arg[PSE_BATCH];
+    float arg[PSE_BATCH]; /* -|d|^2 / s^2 */
+    float dx[PSE_BATCH], dy[PSE_BATCH], dz[PSE_BATCH], d2[PSE_BATCH]; /* d = x_H - x_T */
 } pse_batch;
 
+static inline void pse_add(pse_home *h, const particle_array *v, const pse_batch *b, int j,
+                           float k, float axial) {
+    const int t = b->t[j];
+    h->dr += (v->drho[t] - h->rho) * k;
+    const float ex = v->wx[t] - h->wx, ey = v->wy[t] - h->wy, ez = v->wz[t] - h->wz;
+    const float along = axial * (b->dx[j] * ex + b->dy[j] * ey + b->dz[j] * ez);
+    h->dwx += b->dx[j] * along;
+    h->dwy += b->dy[j] * along;
+    h->dwz += b->dz[j] * along;
+}
+
 static void pse_flush(pse_home *h, const particle_array *v, pse_batch *b) {
-    float k[PSE_BATCH];
+    float k[PSE_BATCH], axial[PSE_BATCH];
     eddy_expf_array(b->arg, k, b->count);
-    for (int j = 0; j < b->count; ++j) pse_add(h, v, b->t[j], k[j]);
+    for (int j = 0; j < b->count; ++j) /* a pair at one point exchanges no vorticity */
+        axial[j] = b->d2[j] > 0.0f ? PSE_AXIAL_WEIGHT * k[j] / b->d2[j] : 0.0f;
+    for (int j = 0; j < b->count; ++j) pse_add(h, v, b, j, k[j], axial[j]);
     b->count = 0;
 }
 
@@ -100,8 +99,15 @@ static void pse_cell(pse_home *h, const particle_array *v, pse_batch *b, const i
     for (; n < end; ++n) {
         const int t = sorted[n];
         if (t == h->index) continue;
-        b->t[b->count] = t;
-        b->arg[b->count] = pse_arg(v, t, h, inv_s2);
+        const float dx = h->x - v->px[t], dy = h->y - v->py[t], dz = h->z - v->pz[t];
+        const float d2 = dx * dx + dy * dy + dz * dz;
+        const int j = b->count;
+        b->t[j] = t;
+        b->dx[j] = dx;
+        b->dy[j] = dy;
+        b->dz[j] = dz;
+        b->d2[j] = d2;
+        b->arg[j] = -d2 * inv_s2;
         if (++b->count == PSE_BATCH) pse_flush(h, v, b);
     }
 }
