@@ -30,7 +30,7 @@
  * d x (change) = 0: P is conserved pair by pair, exactly in real arithmetic,
  * and the total vorticity too. It is still a Laplacian: for neighbours spread
  * evenly over directions, sum k dhat dhat^T (omega_T - omega_H) tends to
- * (1/10) <k |d|^2> (lap omega + 2 grad div omega), and the whole difference
+ * (1/30) <k |d|^2> (lap omega + 2 grad div omega), and the whole difference
  * to (1/6) <k |d|^2> lap omega; with div omega = 0 the factor 5 gives the
  * original's diffusion rate. A divergent part (which a vorton field should not
  * have) is damped three times faster; the operator stays dissipative. A pair
