@@ -709,7 +709,9 @@ static double layer_quantile(eddy_world *w, int sign, double q) {
  * scene's default frames to 60 frames later its centre stays above the top
  * of the heavy layer (90% of the heavy vortons below) and below the bottom of
  * the light layer (90% of the light vortons above), and it comes to rest
- * (|v_z| < 0.1 m/s at the end). The layers themselves drift toward the floor
+ * (RMS v_z over the last 60 frames < 0.1 m/s: in the gap the ball bobs at the
+ * layers' buoyancy frequency, period about 50 frames, so one frame's v_z says
+ * where in the swing it was sampled). The layers themselves drift toward the floor
  * and the lid over the run (docs/coupling.md), so the band is measured, not
  * fixed at the initial interface. */
 Test(coupling_buoyancy, buoyant_ball_settles_between_layers, .timeout = 120) {
@@ -721,12 +723,13 @@ Test(coupling_buoyancy, buoyant_ball_settles_between_layers, .timeout = 120) {
      * is in the gap from about frame 480 (measured 480-540: z 0.25-0.54). */
     const int settle = 2 * scene_frames(name), end = settle + 60;
     int outside = 0;
-    double vz = 0.0;
+    double vz = 0.0, vz2 = 0.0;
     for (int f = 1; f <= end; ++f) {
         step_scene(w, name);
         const eddy_body_state st = body_state(w, id);
         const double z = D(st.position.z);
         vz = D(st.linear_velocity.z);
+        if (f > settle) vz2 += vz * vz;
         if (f < settle || f % 10 != 0) continue;
         const double heavy_top = layer_quantile(w, +1, 0.9), light_bottom = layer_quantile(w, -1, 0.1);
         cr_log_info("%s f%3d: ball z %+.4f, heavy layer top %+.4f, light layer bottom %+.4f, v_z %+.4f",
@@ -735,7 +738,9 @@ Test(coupling_buoyancy, buoyant_ball_settles_between_layers, .timeout = 120) {
     }
     cr_expect_eq(outside, 0, "%s: the ball left the gap between the layers at %d checks", name,
                  outside);
-    cr_expect_lt(fabs(vz), 0.1, "%s: still moving at %+.3f m/s", name, vz);
+    const double vz_rms = sqrt(vz2 / (end - settle));
+    cr_log_info("%s: RMS v_z over frames %d-%d %.4f m/s", name, settle + 1, end, vz_rms);
+    cr_expect_lt(vz_rms, 0.1, "%s: still moving, RMS v_z %.3f m/s (last %+.3f)", name, vz_rms, vz);
     eddy_world_destroy(w);
 }
 

@@ -187,6 +187,8 @@ static double run_drift(eddy_world *w, int frames, drift_quantity q, double *fin
 typedef struct physics_knobs {
     float stretch_gain, viscosity;
     eddy_velocity_method method;
+    eddy_treecode_traversal traversal; /* used when set_traversal */
+    bool set_traversal;
 } physics_knobs;
 
 /* Dissipation off (it removes vorticity on purpose), the rest as given. */
@@ -196,13 +198,14 @@ static void tweak_knobs(eddy_world_def *d, const void *context) {
     d->stretch_gain = k->stretch_gain;
     d->viscosity = k->viscosity;
     d->velocity_method = k->method;
+    if (k->set_traversal) d->treecode_traversal = k->traversal;
 }
 
 /* Without stretching only PSE changes vorticity, and its exchange is
  * pairwise antisymmetric (the same kernel value enters H's and T's gather
  * with opposite signs), so sum omega V is conserved up to float rounding. */
 Test(physics, total_vorticity_pse_is_exact) {
-    const physics_knobs k = {0.0f, 0.01f, EDDY_VELOCITY_TREECODE};
+    const physics_knobs k = {0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, false};
     eddy_world *w = scene_copy("vortex_ring", tweak_knobs, &k);
     double last;
     const double worst = run_drift(w, 100, DRIFT_VORTICITY, &last);
@@ -215,7 +218,7 @@ Test(physics, total_vorticity_pse_is_exact) {
 /* With stretching, the continuum conserves it too (int (w.grad)u dV =
  * int div(u w) dV = 0), the discrete Jacobian-on-a-grid does not exactly. */
 Test(physics, total_vorticity_with_stretching) {
-    const physics_knobs k = {0.5f, 0.01f, EDDY_VELOCITY_TREECODE};
+    const physics_knobs k = {0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, false};
     eddy_world *w = scene_copy("vortex_ring", tweak_knobs, &k);
     double last;
     const double worst = run_drift(w, 100, DRIFT_VORTICITY, &last);
@@ -466,17 +469,22 @@ Test(physics, linear_impulse_thin_ring) {
 
 /* The vortex_ring scene (a fat ring, core radius = R, one vorton per cell)
  * with the game defaults (treecode, stretch 0.5, nu 0.01) and dissipation
- * off. The continuum conserves P for any stretching gain and viscosity; the
- * discrete scheme does not: see docs/physics.md §2 for the breakdown. */
+ * off, the original traversal. The continuum conserves P for any stretching
+ * gain and viscosity; the discrete scheme does not: see docs/physics.md §2
+ * for the breakdown. Since the PSE conserves P (below) the stretching case
+ * is no longer offset by the PSE's loss. */
 Test(physics, linear_impulse_vortex_ring_scene) {
     static const struct {
         physics_knobs k;
         double bound, measured;
         const char *what;
     } cases[] = {
-        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE}, 0.15, 0.101, "treecode, stretch 0.5, nu 0.01"},
-        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE}, 0.04, 0.018, "treecode, stretch 0,   nu 0.01"},
-        {{0.0f, 0.0f, EDDY_VELOCITY_TREECODE}, 0.04, 0.018, "treecode, stretch 0,   nu 0"},
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_ORIGINAL, true}, 0.18, 0.142,
+         "original treecode, stretch 0.5, nu 0.01"},
+        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_ORIGINAL, true}, 0.04, 0.016,
+         "original treecode, stretch 0,   nu 0.01"},
+        {{0.0f, 0.0f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_ORIGINAL, true}, 0.04, 0.020,
+         "original treecode, stretch 0,   nu 0"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         eddy_world *w = scene_copy("vortex_ring", tweak_knobs, &cases[c].k);
@@ -488,6 +496,42 @@ Test(physics, linear_impulse_vortex_ring_scene) {
                      cases[c].what, worst, cases[c].measured);
         eddy_world_destroy(w);
     }
+}
+
+/* The same scene over 300 frames with the multipole treecode. The PSE
+ * exchanges vorticity along each pair's axis, so it cannot change P
+ * (lib/diffuse.c): with stretch 0 the drift with nu = 0.01 is that of nu = 0
+ * (the treecode's advection) within a fraction of a percent, where the
+ * original exchange lost 14 %. With stretching (gain 0.5) the drift is what
+ * the stretching term on the velocity grid adds: the 2 % asked for is not met
+ * (docs/physics.md §2, measured 3.1 %). */
+Test(physics, linear_impulse_vortex_ring_300_frames) {
+    static const struct {
+        physics_knobs k;
+        double bound, measured;
+        const char *what;
+    } cases[] = {
+        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0066,
+         "multipole treecode, stretch 0,   nu 0.01"},
+        {{0.0f, 0.0f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0048,
+         "multipole treecode, stretch 0,   nu 0"},
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.031,
+         "multipole treecode, stretch 0.5, nu 0.01"},
+    };
+    double drift[3];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        eddy_world *w = scene_copy("vortex_ring", tweak_knobs, &cases[c].k);
+        double last;
+        drift[c] = run_drift(w, 300, DRIFT_IMPULSE, &last);
+        cr_log_info("linear impulse, vortex_ring, %s, 300 frames: max |dP|/|P| = %.2e "
+                    "(final %.2e)", cases[c].what, drift[c], last);
+        cr_expect_lt(drift[c], cases[c].bound, "%s: drift %.3e (measured %.4f when written)",
+                     cases[c].what, drift[c], cases[c].measured);
+        eddy_world_destroy(w);
+    }
+    /* what viscosity adds to the inviscid drift: the PSE's share */
+    cr_expect_lt(fabs(drift[0] - drift[1]), 5e-3, "the PSE changed P: %.3e with nu 0.01, %.3e "
+                 "without", drift[0], drift[1]);
 }
 
 /* ================================================================ 3. thin-ring speed */
@@ -796,7 +840,7 @@ Test(physics, wind_is_galilean_direct) {
  * cell, which changes the treecode's aggregation; the defect is the size of
  * that discretisation noise, not a drift. */
 Test(physics, wind_is_galilean_treecode) {
-    const physics_knobs k = {0.5f, 0.01f, EDDY_VELOCITY_TREECODE};
+    const physics_knobs k = {0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, false};
     eddy_world *calm = scene_copy("vortex_ring", tweak_knobs, &k);
     eddy_world *windy = scene_copy("vortex_ring", tweak_knobs, &k);
     double disp[3];
