@@ -443,7 +443,7 @@ static inline void kernel_accumulate(vec3 *u, float qx, float qy, float qz, floa
 /* Treecode velocity at q, the original's traversal (tree.c). */
 vec3 eddy_tree_velocity_at(const influence_tree *t, float qx, float qy, float qz, float a, float c);
 
-/* Multipole treecode (tree.c): the velocity at up to TREE_BLOCK_POINTS query
+/* Multipole treecode (lib/tree_walk.h): the velocity at up to TREE_BLOCK_POINTS query
  * points that lie in the box [lo, hi] (a block of grid points), by one
  * traversal shared by the block. A cell of edge s whose centroid lies at
  * distance D from the box is used as a multipole (sum + first moments) when
@@ -458,6 +458,21 @@ typedef struct tree_block {
 void eddy_tree_velocity_block(const influence_tree *t, const particle_array *v,
                               const partition *part, const tree_block *b, float theta, float a,
                               float c, vec3 out[TREE_BLOCK_POINTS]);
+/* The same walk built for one lane width each (lib/tree_multipole*.c), all
+ * giving the same bits: four lanes (SSE2, NEON or plain C, whichever the
+ * build has), plain C lanes everywhere, and eight AVX lanes (x86-64 builds
+ * only; call only when eddy_tree_avx_available()). eddy_tree_velocity_block
+ * calls the widest the CPU runs. */
+void eddy_tree_velocity_block_lanes4(const influence_tree *t, const particle_array *v,
+                                     const partition *part, const tree_block *b, float theta,
+                                     float a, float c, vec3 out[TREE_BLOCK_POINTS]);
+void eddy_tree_velocity_block_plain(const influence_tree *t, const particle_array *v,
+                                    const partition *part, const tree_block *b, float theta,
+                                    float a, float c, vec3 out[TREE_BLOCK_POINTS]);
+void eddy_tree_velocity_block_avx(const influence_tree *t, const particle_array *v,
+                                  const partition *part, const tree_block *b, float theta,
+                                  float a, float c, vec3 out[TREE_BLOCK_POINTS]);
+bool eddy_tree_avx_available(void);
 /* Direct summation at q over all vortons. */
 vec3 eddy_direct_velocity_at(const particle_array *v, float qx, float qy, float qz, float a);
 
