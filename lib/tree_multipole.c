@@ -6,7 +6,7 @@
  * choice is a matter of speed only. */
 #include "tree_lanes4.h"
 
-#define TREE_WALK_ENTRY eddy_tree_velocity_block_lanes4
+#define TREE_WALK_ENTRY eddy_tree_velocity_tile_lanes4
 #include "tree_walk.h"
 
 #if defined(EDDY_HAVE_TREE_AVX)
@@ -17,14 +17,29 @@
 
 bool eddy_tree_avx_available(void) { return EDDY_CPU_HAS_AVX(); }
 
-void eddy_tree_velocity_block(const influence_tree *t, const particle_array *v,
-                              const partition *part, const tree_block *b, float theta, float a,
-                              float c, vec3 out[TREE_BLOCK_POINTS]) {
+void eddy_tree_velocity_tile(const influence_tree *t, const particle_array *v,
+                             const partition *part, const tree_tile *tile, float theta, float a,
+                             float c, vec3 out[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]) {
 #if defined(EDDY_HAVE_TREE_AVX)
     if (EDDY_CPU_HAS_AVX()) {
-        eddy_tree_velocity_block_avx(t, v, part, b, theta, a, c, out);
+        eddy_tree_velocity_tile_avx(t, v, part, tile, theta, a, c, out);
         return;
     }
 #endif
-    eddy_tree_velocity_block_lanes4(t, v, part, b, theta, a, c, out);
+    eddy_tree_velocity_tile_lanes4(t, v, part, tile, theta, a, c, out);
+}
+
+/* One block: a tile whose only active block is b. */
+void eddy_tree_velocity_block(const influence_tree *t, const particle_array *v,
+                              const partition *part, const tree_block *b, float theta, float a,
+                              float c, vec3 out[TREE_BLOCK_POINTS]) {
+    tree_tile tile;
+    memset(&tile, 0, sizeof tile);
+    tile.block[0] = *b;
+    tile.active = 1u;
+    memcpy(tile.lo, b->lo, sizeof tile.lo);
+    memcpy(tile.hi, b->hi, sizeof tile.hi);
+    vec3 u[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+    eddy_tree_velocity_tile(t, v, part, &tile, theta, a, c, u);
+    memcpy(out, u[0], sizeof u[0]);
 }

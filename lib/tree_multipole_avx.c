@@ -5,5 +5,5 @@
  * lane builds: lib/tree_lanes8_avx.h. */
 #include "tree_lanes8_avx.h"
 
-#define TREE_WALK_ENTRY eddy_tree_velocity_block_avx
+#define TREE_WALK_ENTRY eddy_tree_velocity_tile_avx
 #include "tree_walk.h"

@@ -5,5 +5,5 @@
 #define EDDY_TREE_PLAIN_LANES 1
 #include "tree_lanes4.h"
 
-#define TREE_WALK_ENTRY eddy_tree_velocity_block_plain
+#define TREE_WALK_ENTRY eddy_tree_velocity_tile_plain
 #include "tree_walk.h"

@@ -19,31 +19,42 @@
 #error "define TREE_WALK_ENTRY and include a lanes header before lib/tree_walk.h"
 #endif
 
-enum { WALK_GROUPS = TREE_BLOCK_POINTS / VF_LANES, TREE_DIRECT_VORTONS = 0 };
+enum {
+    BLOCK_GROUPS = TREE_BLOCK_POINTS / VF_LANES, /* lane groups per block */
+    TILE_GROUPS = TREE_TILE_BLOCKS * BLOCK_GROUPS,
+    TREE_DIRECT_VORTONS = 4
+};
 
-typedef struct block_eval {
+typedef struct tile_eval {
     const influence_tree *t;
     const particle_array *v;
     const partition *part;
+    const tree_tile *tile;
     float reach2[TREE_MAX_LEVELS]; /* (s / theta)^2 of each level */
-    vf qx[WALK_GROUPS], qy[WALK_GROUPS], qz[WALK_GROUPS];
-    vf ux[WALK_GROUPS], uy[WALK_GROUPS], uz[WALK_GROUPS];
+    vf qx[TILE_GROUPS], qy[TILE_GROUPS], qz[TILE_GROUPS];
+    vf ux[TILE_GROUPS], uy[TILE_GROUPS], uz[TILE_GROUPS];
     vf a2, a3, c3; /* c3 = c / 3 */
     vf zero, one, half, three, minus_six, fifteen;
-    const tree_block *b;
-} block_eval;
+} tile_eval;
+
+/* The lane groups of the blocks in `mask`, in block order. */
+#define FOR_GROUPS_IN(mask, g)                                                               \
+    for (int blk_ = 0; blk_ < TREE_TILE_BLOCKS; ++blk_)                                      \
+        if ((mask) >> blk_ & 1u)                                                             \
+            for (int g = blk_ * BLOCK_GROUPS; g < (blk_ + 1) * BLOCK_GROUPS; ++g)
 
 static inline vf cross_component(vf a1, vf b2, vf a2, vf b1) {
     return vf_sub(vf_mul(a1, b2), vf_mul(a2, b1));
 }
 
-/* One vorton at p with vorticity w, at every lane: kernel.c's kernel
- * written with selects instead of branches (d == 0 adds a zero). */
-static void lanes_point(block_eval *e, float px, float py, float pz, float wx, float wy,
-                        float wz) {
+/* One vorton at p with vorticity w, at every lane of the blocks in mask:
+ * kernel.c's kernel written with selects instead of branches (d == 0 adds a
+ * zero). */
+static void lanes_point(tile_eval *e, unsigned mask, float px, float py, float pz, float wx,
+                        float wy, float wz) {
     const vf Px = vf_splat(px), Py = vf_splat(py), Pz = vf_splat(pz);
     const vf Wx = vf_splat(wx), Wy = vf_splat(wy), Wz = vf_splat(wz);
-    for (int g = 0; g < WALK_GROUPS; ++g) {
+    FOR_GROUPS_IN(mask, g) {
         const vf dx = vf_sub(e->qx[g], Px), dy = vf_sub(e->qy[g], Py), dz = vf_sub(e->qz[g], Pz);
         const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
         const vf den = vf_mul(d2, vf_sqrt(d2));
@@ -55,15 +66,16 @@ static void lanes_point(block_eval *e, float px, float py, float pz, float wx, f
     }
 }
 
-/* A cell as a multipole about its centroid c. With d = q - c, the summed
- * vorticity W, first moments M_bk = sum r_b w_k, A = sum w x r, second
- * moments Q_k (Q_k,bc = sum r_b r_c w_k), P_k = Q_k d, s_k = d.P_k and
- * tau_k = 15 s_k / |d|^2 - 3 tr Q_k, the kernel expanded to second order in
- * the vortons' offsets r from c is, outside the core (k = c a^3 / 3),
+/* A cell as a multipole about its centroid c, at every lane of the blocks in
+ * mask. With d = q - c, the summed vorticity W, first moments M_bk = sum r_b
+ * w_k, A = sum w x r, second moments Q_k (Q_k,bc = sum r_b r_c w_k), P_k =
+ * Q_k d, s_k = d.P_k and tau_k = 15 s_k / |d|^2 - 3 tr Q_k, the kernel
+ * expanded to second order in the vortons' offsets r from c is, outside the
+ * core (k = c a^3 / 3),
  *   u = k/|d|^3 [W x d - A + 3 (M^T d) x d / |d|^2
  *                + (-6 e_amn P_m,n + (tau x d)_a) / (2 |d|^2)],
  * and inside it (linear kernel, exact to first order) u = c/3 [W x d - A]. */
-static void lanes_cell(block_eval *e, const supervorton *s, const float *m) {
+static void lanes_cell(tile_eval *e, unsigned mask, const supervorton *s, const float *m) {
     const vf Cx = vf_splat(s->px), Cy = vf_splat(s->py), Cz = vf_splat(s->pz);
     const vf Wx = vf_splat(s->wx), Wy = vf_splat(s->wy), Wz = vf_splat(s->wz);
     const vf Ax = vf_splat(m[3 * 2 + 1] - m[3 * 1 + 2]);
@@ -76,7 +88,7 @@ static void lanes_cell(block_eval *e, const supervorton *s, const float *m) {
         const float *q = &m[9 + 6 * k];
         T3[k] = vf_splat(3.0f * ((q[0] + q[3]) + q[5]));
     }
-    for (int g = 0; g < WALK_GROUPS; ++g) {
+    FOR_GROUPS_IN(mask, g) {
         const vf dx = vf_sub(e->qx[g], Cx), dy = vf_sub(e->qy[g], Cy), dz = vf_sub(e->qz[g], Cz);
         const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
         const vf r = vf_sqrt(d2);
@@ -121,30 +133,48 @@ static void lanes_cell(block_eval *e, const supervorton *s, const float *m) {
     }
 }
 
-/* Squared distance from p to the block's box. */
-static inline float box_distance2(const tree_block *b, float px, float py, float pz) {
+/* Squared distance from p to the box [lo, hi]. */
+static inline float box_distance2(const float lo[3], const float hi[3], float px, float py,
+                                  float pz) {
     const float p[3] = {px, py, pz};
     float d2 = 0.0f;
     for (int a = 0; a < 3; ++a) {
-        float d = p[a] < b->lo[a] ? b->lo[a] - p[a] : p[a] > b->hi[a] ? p[a] - b->hi[a] : 0.0f;
+        float d = p[a] < lo[a] ? lo[a] - p[a] : p[a] > hi[a] ? p[a] - hi[a] : 0.0f;
         d2 += d * d;
     }
     return d2;
 }
 
-/* The vortons of base cell c, in partition order. */
-static void base_cell_vortons(block_eval *e, int c) {
+/* The blocks of mask for which the cell (centroid s, level's reach) is far
+ * enough to be used as a multipole: s < theta D, D from the centroid to the
+ * block's box. A cell far enough from the tile's box (which holds every
+ * block's box) is far enough from each block's: rounding is monotone, so the
+ * test for the tile never accepts what a block's test would refuse. */
+static unsigned accepted_blocks(const tile_eval *e, unsigned mask, const supervorton *s,
+                                float reach2) {
+    const tree_tile *tl = e->tile;
+    if (box_distance2(tl->lo, tl->hi, s->px, s->py, s->pz) >= reach2) return mask;
+    unsigned accepted = 0;
+    for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
+        if ((mask >> k & 1u) &&
+            box_distance2(tl->block[k].lo, tl->block[k].hi, s->px, s->py, s->pz) >= reach2)
+            accepted |= 1u << k;
+    return accepted;
+}
+
+/* The vortons of base cell c, in partition order, at the blocks of mask. */
+static void base_cell_vortons(tile_eval *e, unsigned mask, int c) {
     const particle_array *v = e->v;
     for (int n = e->part->cell_start[c]; n < e->part->cell_start[c + 1]; ++n) {
         const int i = e->part->sorted_index[n];
-        lanes_point(e, v->px[i], v->py[i], v->pz[i], v->wx[i], v->wy[i], v->wz[i]);
+        lanes_point(e, mask, v->px[i], v->py[i], v->pz[i], v->wx[i], v->wy[i], v->wz[i]);
     }
 }
 
-static void block_cell(block_eval *e, int level, const int idx[3]);
+static void tile_cell(tile_eval *e, unsigned mask, int level, const int idx[3]);
 
 /* The children of cell idx at `level`, z outer, y, x inner. */
-static void block_children(block_eval *e, int level, const int idx[3]) {
+static void tile_children(tile_eval *e, unsigned mask, int level, const int idx[3]) {
     const grid_shape *g = &e->t->layer[level - 1], *pg = &e->t->layer[level];
     const int dec[3] = {g->cells[0] / pg->cells[0], g->cells[1] / pg->cells[1],
                         g->cells[2] / pg->cells[2]};
@@ -153,31 +183,31 @@ static void block_children(block_eval *e, int level, const int idx[3]) {
             for (int dx = 0; dx < dec[0]; ++dx) {
                 const int child[3] = {idx[0] * dec[0] + dx, idx[1] * dec[1] + dy,
                                       idx[2] * dec[2] + dz};
-                block_cell(e, level - 1, child);
+                tile_cell(e, mask, level - 1, child);
             }
 }
 
-static void block_cell(block_eval *e, int level, const int idx[3]) {
+/* One cell for the blocks of mask that reach it: the blocks that accept it
+ * take its multipole, the others open it. Each block meets the cells in the
+ * order its own walk would, so a block's sums do not depend on the tile. */
+static void tile_cell(tile_eval *e, unsigned mask, int level, const int idx[3]) {
     const grid_shape *g = &e->t->layer[level];
     const int c = idx[0] + g->cells[0] * (idx[1] + g->cells[1] * idx[2]);
     const supervorton *s = &e->t->cells[level][c];
     if (!(s->weight > 0.0f)) return;
-    const bool accepted = box_distance2(e->b, s->px, s->py, s->pz) >= e->reach2[level];
-    if (level > 0) {
-        if (accepted) lanes_cell(e, s, &e->t->moments[level][TREE_MOMENTS * (size_t)c]);
-        else block_children(e, level, idx);
-        return;
-    }
-    const int count = e->part->cell_start[c + 1] - e->part->cell_start[c];
-    if (accepted && count > TREE_DIRECT_VORTONS)
-        lanes_cell(e, s, &e->t->moments[0][TREE_MOMENTS * (size_t)c]);
-    else
-        base_cell_vortons(e, c);
+    unsigned accepted = accepted_blocks(e, mask, s, e->reach2[level]);
+    if (level == 0 &&
+        e->part->cell_start[c + 1] - e->part->cell_start[c] <= TREE_DIRECT_VORTONS)
+        accepted = 0;
+    if (accepted) lanes_cell(e, accepted, s, &e->t->moments[level][TREE_MOMENTS * (size_t)c]);
+    const unsigned opened = mask & ~accepted;
+    if (!opened) return;
+    if (level > 0) tile_children(e, opened, level, idx);
+    else base_cell_vortons(e, opened, c);
 }
 
-static void block_eval_init(block_eval *e, const influence_tree *t, const tree_block *b,
-                            float theta, float a, float c) {
-    e->b = b;
+static void tile_eval_init(tile_eval *e, const influence_tree *t, float theta, float a,
+                           float c) {
     for (int l = 0; l < t->levels; ++l) {
         const grid_shape *g = &t->layer[l];
         const float size = fmax_det(g->spacing[0], fmax_det(g->spacing[1], g->spacing[2]));
@@ -193,29 +223,36 @@ static void block_eval_init(block_eval *e, const influence_tree *t, const tree_b
     e->three = vf_splat(3.0f);
     e->minus_six = vf_splat(-6.0f);
     e->fifteen = vf_splat(15.0f);
-    for (int g = 0; g < WALK_GROUPS; ++g) {
-        e->qx[g] = vf_load(&b->qx[VF_LANES * g]);
-        e->qy[g] = vf_load(&b->qy[VF_LANES * g]);
-        e->qz[g] = vf_load(&b->qz[VF_LANES * g]);
-        e->ux[g] = e->uy[g] = e->uz[g] = e->zero;
-    }
+    for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
+        for (int j = 0; j < BLOCK_GROUPS; ++j) {
+            const int g = k * BLOCK_GROUPS + j;
+            e->qx[g] = vf_load(&e->tile->block[k].qx[VF_LANES * j]);
+            e->qy[g] = vf_load(&e->tile->block[k].qy[VF_LANES * j]);
+            e->qz[g] = vf_load(&e->tile->block[k].qz[VF_LANES * j]);
+            e->ux[g] = e->uy[g] = e->uz[g] = e->zero;
+        }
 }
 
 void TREE_WALK_ENTRY(const influence_tree *t, const particle_array *v, const partition *part,
-                     const tree_block *b, float theta, float a, float c,
-                     vec3 out[TREE_BLOCK_POINTS]) {
-    block_eval e;
+                     const tree_tile *tile, float theta, float a, float c,
+                     vec3 out[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]) {
+    tile_eval e;
     e.t = t;
     e.v = v;
     e.part = part;
-    block_eval_init(&e, t, b, theta, a, c);
+    e.tile = tile;
+    tile_eval_init(&e, t, theta, a, c);
     const int root[3] = {0, 0, 0};
-    block_cell(&e, t->levels - 1, root);
-    for (int g = 0; g < WALK_GROUPS; ++g) {
+    const unsigned mask = tile->active & ((1u << TREE_TILE_BLOCKS) - 1u);
+    if (mask) tile_cell(&e, mask, t->levels - 1, root);
+    FOR_GROUPS_IN(mask, g) {
         float ux[VF_LANES], uy[VF_LANES], uz[VF_LANES];
         vf_store(ux, e.ux[g]);
         vf_store(uy, e.uy[g]);
         vf_store(uz, e.uz[g]);
-        for (int k = 0; k < VF_LANES; ++k) out[VF_LANES * g + k] = (vec3){ux[k], uy[k], uz[k]};
+        const int first = VF_LANES * (g - blk_ * BLOCK_GROUPS);
+        for (int k = 0; k < VF_LANES; ++k) out[blk_][first + k] = (vec3){ux[k], uy[k], uz[k]};
     }
 }
+
+#undef FOR_GROUPS_IN
