@@ -176,7 +176,7 @@ static inline float grid_interp_float(const grid_shape *g, const float *field, f
 void eddy_grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi, float *scale);
 
 /* ---------------------------------------------------------------- tree */
-enum { TREE_MAX_LEVELS = 16, TREE_MOMENTS = 27 };
+enum { TREE_MAX_LEVELS = 16, TREE_MOMENTS = 27, TREE_EXPANSION = 48 };
 
 typedef struct supervorton {
     float px, py, pz;    /* |omega|-weighted centroid */
@@ -195,6 +195,11 @@ typedef struct influence_tree {
      * m[9 + 6 k + pair] = sum r_b r_c w_k, pairs xx xy xz yy yz zz. */
     float *moments[TREE_MAX_LEVELS];
     int moment_capacity[TREE_MAX_LEVELS];
+    /* Each cell's expansion as the multipole walk evaluates it,
+     * TREE_EXPANSION floats per cell (eddy_tree_build_moments; layout and
+     * formula: lib/tree_walk.h, lanes_cell). */
+    float *expansion[TREE_MAX_LEVELS];
+    int expansion_capacity[TREE_MAX_LEVELS];
 } influence_tree;
 
 /* Vortons sorted by cell (counting sort, ties by vorton index): the vortons of

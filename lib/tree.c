@@ -140,6 +140,7 @@ void eddy_tree_free(influence_tree *t) {
     for (int l = 0; l < TREE_MAX_LEVELS; ++l) {
         free(t->cells[l]);
         free(t->moments[l]);
+        free(t->expansion[l]);
     }
     memset(t, 0, sizeof *t);
 }
@@ -227,6 +228,38 @@ static inline void moment_add(float m[TREE_MOMENTS], float rx, float ry, float r
         for (int k = 0; k < TREE_MOMENTS; ++k) m[k] += child[k];
 }
 
+/* The expansion coefficients of a cell (centroid and sum s, moments m) in
+ * the layout lanes_cell reads (lib/tree_walk.h):
+ *   [0..2] centroid C, [3..5] summed vorticity W, [6..8] A = sum w x r,
+ *   [9..17] 3 M_bk at 3 b + k, [18..20] 1.5 tr Q_k,
+ *   [21..29] 3 R_ab at 3 a + b with R_ab = e_amn Q_m,nb,
+ *   [30..47] for each k the quadratic form 7.5 d.Q_k d as coefficients of
+ *   dx^2, dx dy, dx dz, dy^2, dy dz, dz^2 (off-diagonal pairs doubled). */
+static void expansion_pack(const supervorton *s, const float *m, float *x) {
+    const float *Q = &m[9];
+    /* pair index of (b, c) in a Q_k block: xx xy xz yy yz zz */
+    static const int pair[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+    static const float form_scale[6] = {7.5f, 15.0f, 15.0f, 7.5f, 15.0f, 7.5f};
+    x[0] = s->px;
+    x[1] = s->py;
+    x[2] = s->pz;
+    x[3] = s->wx;
+    x[4] = s->wy;
+    x[5] = s->wz;
+    x[6] = m[3 * 2 + 1] - m[3 * 1 + 2];
+    x[7] = m[3 * 0 + 2] - m[3 * 2 + 0];
+    x[8] = m[3 * 1 + 0] - m[3 * 0 + 1];
+    for (int k = 0; k < 9; ++k) x[9 + k] = 3.0f * m[k];
+    for (int k = 0; k < 3; ++k) x[18 + k] = 1.5f * ((Q[6 * k] + Q[6 * k + 3]) + Q[6 * k + 5]);
+    for (int a = 0; a < 3; ++a) {
+        const int mm = (a + 1) % 3, n = (a + 2) % 3; /* e_a,mm,n = +1, e_a,n,mm = -1 */
+        for (int b = 0; b < 3; ++b)
+            x[21 + 3 * a + b] = 3.0f * (Q[6 * mm + pair[n][b]] - Q[6 * n + pair[mm][b]]);
+    }
+    for (int k = 0; k < 3; ++k)
+        for (int p = 0; p < 6; ++p) x[30 + 6 * k + p] = form_scale[p] * Q[6 * k + p];
+}
+
 static void base_moment_chunk(int chunk, int begin, int end, void *context) {
     const moment_job *job = context;
     const particle_array *v = job->v;
@@ -240,6 +273,7 @@ static void base_moment_chunk(int chunk, int begin, int end, void *context) {
                            v->wy[i], v->wz[i], NULL);
             }
         memcpy(&job->t->moments[0][TREE_MOMENTS * (size_t)c], m, sizeof m);
+        expansion_pack(s, m, &job->t->expansion[0][TREE_EXPANSION * (size_t)c]);
     }
 }
 
@@ -269,6 +303,7 @@ static void upper_moment_chunk(int chunk, int begin, int end, void *context) {
                                ch->wz, cm);
                 }
         memcpy(&t->moments[job->level][TREE_MOMENTS * (size_t)c], m, sizeof m);
+        expansion_pack(s, m, &t->expansion[job->level][TREE_EXPANSION * (size_t)c]);
     }
 }
 
@@ -281,6 +316,14 @@ bool eddy_tree_build_moments(influence_tree *t, task_system *ts, const particle_
         if (!p) return false;
         t->moments[l] = p;
         t->moment_capacity[l] = cells;
+    }
+    for (int l = 0; l < t->levels; ++l) {
+        const int cells = grid_cell_count(&t->layer[l]);
+        if (cells <= t->expansion_capacity[l]) continue;
+        float *p = realloc(t->expansion[l], (size_t)cells * TREE_EXPANSION * sizeof *p);
+        if (!p) return false;
+        t->expansion[l] = p;
+        t->expansion_capacity[l] = cells;
     }
     moment_job job = {t, v, part, 0};
     eddy_parallel_for(ts, grid_cell_count(&t->layer[0]), MOMENT_CHUNK, base_moment_chunk, &job);

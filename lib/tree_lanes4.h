@@ -28,6 +28,9 @@ static inline vm vm_andnot(vm not_a, vm b) { return _mm_andnot_ps(not_a, b); }
 static inline vf vf_select(vm m, vf a, vf b) {
     return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));
 }
+static inline vf vf_max(vf a, vf b) { return _mm_max_ps(a, b); }
+static inline vm vf_ge(vf a, vf b) { return _mm_cmpge_ps(a, b); }
+static inline unsigned vm_bits(vm m) { return (unsigned)_mm_movemask_ps(m); }
 #elif defined(__ARM_NEON) && defined(__aarch64__) && !defined(EDDY_TREE_PLAIN_LANES)
 #include <arm_neon.h>
 typedef float32x4_t vf;
@@ -44,6 +47,12 @@ static inline vm vf_lt(vf a, vf b) { return vcltq_f32(a, b); }
 static inline vm vf_gt(vf a, vf b) { return vcgtq_f32(a, b); }
 static inline vm vm_andnot(vm not_a, vm b) { return vbicq_u32(b, not_a); }
 static inline vf vf_select(vm m, vf a, vf b) { return vbslq_f32(m, a, b); }
+static inline vf vf_max(vf a, vf b) { return vmaxq_f32(a, b); }
+static inline vm vf_ge(vf a, vf b) { return vcgeq_f32(a, b); }
+static inline unsigned vm_bits(vm m) {
+    const uint32_t weights[4] = {1, 2, 4, 8};
+    return (unsigned)vaddvq_u32(vandq_u32(m, vld1q_u32(weights)));
+}
 #else
 typedef struct vf { float v[4]; } vf;
 typedef struct vm { bool v[4]; } vm;
@@ -60,6 +69,7 @@ static inline vf vf_mul(vf a, vf b) { VF_MAP(a.v[k] * b.v[k]); }
 static inline vf vf_div(vf a, vf b) { VF_MAP(a.v[k] / b.v[k]); }
 static inline vf vf_sqrt(vf a) { VF_MAP(sqrtf(a.v[k])); }
 static inline vf vf_select(vm m, vf a, vf b) { VF_MAP(m.v[k] ? a.v[k] : b.v[k]); }
+static inline vf vf_max(vf a, vf b) { VF_MAP(a.v[k] > b.v[k] ? a.v[k] : b.v[k]); }
 #undef VF_MAP
 static inline vm vf_lt(vf a, vf b) {
     vm r;
@@ -67,6 +77,16 @@ static inline vm vf_lt(vf a, vf b) {
     return r;
 }
 static inline vm vf_gt(vf a, vf b) { return vf_lt(b, a); }
+static inline vm vf_ge(vf a, vf b) {
+    vm r;
+    for (int k = 0; k < 4; ++k) r.v[k] = a.v[k] >= b.v[k];
+    return r;
+}
+static inline unsigned vm_bits(vm m) {
+    unsigned r = 0;
+    for (int k = 0; k < 4; ++k) r |= (unsigned)m.v[k] << k;
+    return r;
+}
 static inline vm vm_andnot(vm not_a, vm b) {
     vm r;
     for (int k = 0; k < 4; ++k) r.v[k] = !not_a.v[k] && b.v[k];

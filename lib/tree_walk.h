@@ -22,6 +22,7 @@
 enum {
     BLOCK_GROUPS = TREE_BLOCK_POINTS / VF_LANES, /* lane groups per block */
     TILE_GROUPS = TREE_TILE_BLOCKS * BLOCK_GROUPS,
+    BOX_GROUPS = TREE_TILE_BLOCKS / VF_LANES, /* lane groups of one lane per block */
     TREE_DIRECT_VORTONS = 4
 };
 
@@ -33,15 +34,26 @@ typedef struct tile_eval {
     float reach2[TREE_MAX_LEVELS]; /* (s / theta)^2 of each level */
     vf qx[TILE_GROUPS], qy[TILE_GROUPS], qz[TILE_GROUPS];
     vf ux[TILE_GROUPS], uy[TILE_GROUPS], uz[TILE_GROUPS];
+    vf box_lo[3][BOX_GROUPS], box_hi[3][BOX_GROUPS]; /* lane k: block k's box */
     vf a2, a3, c3; /* c3 = c / 3 */
-    vf zero, one, half, three, minus_six, fifteen;
+    vf zero, one;
 } tile_eval;
 
 /* The lane groups of the blocks in `mask`, in block order. */
 #define FOR_GROUPS_IN(mask, g)                                                               \
-    for (int blk_ = 0; blk_ < TREE_TILE_BLOCKS; ++blk_)                                      \
-        if ((mask) >> blk_ & 1u)                                                             \
-            for (int g = blk_ * BLOCK_GROUPS; g < (blk_ + 1) * BLOCK_GROUPS; ++g)
+    for (unsigned rest_ = (mask), blk_; rest_ && (blk_ = (unsigned)lowest_bit(rest_), 1);     \
+         rest_ &= rest_ - 1u)                                                                \
+        for (int g = (int)blk_ * BLOCK_GROUPS; g < ((int)blk_ + 1) * BLOCK_GROUPS; ++g)
+
+static inline int lowest_bit(unsigned m) {
+#if defined(__GNUC__)
+    return __builtin_ctz(m);
+#else
+    int k = 0;
+    while (!(m >> k & 1u)) ++k;
+    return k;
+#endif
+}
 
 static inline vf cross_component(vf a1, vf b2, vf a2, vf b1) {
     return vf_sub(vf_mul(a1, b2), vf_mul(a2, b1));
@@ -67,66 +79,54 @@ static void lanes_point(tile_eval *e, unsigned mask, float px, float py, float p
 }
 
 /* A cell as a multipole about its centroid c, at every lane of the blocks in
- * mask. With d = q - c, the summed vorticity W, first moments M_bk = sum r_b
- * w_k, A = sum w x r, second moments Q_k (Q_k,bc = sum r_b r_c w_k), P_k =
- * Q_k d, s_k = d.P_k and tau_k = 15 s_k / |d|^2 - 3 tr Q_k, the kernel
+ * mask. With d = q - c, the summed vorticity W, A = sum w x r, first moments
+ * M_bk = sum r_b w_k, B = M^T d, second moments Q_k (Q_k,bc = sum r_b r_c
+ * w_k), T_k = tr Q_k, s_k = d.Q_k d and R_ab = e_amn Q_m,nb, the kernel
  * expanded to second order in the vortons' offsets r from c is, outside the
  * core (k = c a^3 / 3),
- *   u = k/|d|^3 [W x d - A + 3 (M^T d) x d / |d|^2
- *                + (-6 e_amn P_m,n + (tau x d)_a) / (2 |d|^2)],
- * and inside it (linear kernel, exact to first order) u = c/3 [W x d - A]. */
-static void lanes_cell(tile_eval *e, unsigned mask, const supervorton *s, const float *m) {
-    const vf Cx = vf_splat(s->px), Cy = vf_splat(s->py), Cz = vf_splat(s->pz);
-    const vf Wx = vf_splat(s->wx), Wy = vf_splat(s->wy), Wz = vf_splat(s->wz);
-    const vf Ax = vf_splat(m[3 * 2 + 1] - m[3 * 1 + 2]);
-    const vf Ay = vf_splat(m[3 * 0 + 2] - m[3 * 2 + 0]);
-    const vf Az = vf_splat(m[3 * 1 + 0] - m[3 * 0 + 1]);
-    vf M[9], Q[18], T3[3];
-    for (int k = 0; k < 9; ++k) M[k] = vf_splat(m[k]);
-    for (int k = 0; k < 18; ++k) Q[k] = vf_splat(m[9 + k]);
-    for (int k = 0; k < 3; ++k) {
-        const float *q = &m[9 + 6 * k];
-        T3[k] = vf_splat(3.0f * ((q[0] + q[3]) + q[5]));
-    }
+ *   u = k/|d|^3 [W x d - A + (G x d - 3 R d + 7.5 (s x d) / |d|^2) / |d|^2]
+ * with G = 3 B - 1.5 T, and inside it (linear kernel, exact to first order)
+ * u = c/3 [W x d - A]. x: the cell's coefficients (lib/tree.c,
+ * expansion_pack: 3 M, 1.5 T, 3 R and 7.5 Q_k as quadratic forms in d). */
+static void lanes_cell(tile_eval *e, unsigned mask, const float *x) {
+    vf X[TREE_EXPANSION];
+    for (int k = 0; k < TREE_EXPANSION; ++k) X[k] = vf_splat(x[k]);
+    const vf *M3 = &X[9], *T15 = &X[18], *R3 = &X[21], *S = &X[30];
     FOR_GROUPS_IN(mask, g) {
-        const vf dx = vf_sub(e->qx[g], Cx), dy = vf_sub(e->qy[g], Cy), dz = vf_sub(e->qz[g], Cz);
-        const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
+        const vf dx = vf_sub(e->qx[g], X[0]), dy = vf_sub(e->qy[g], X[1]);
+        const vf dz = vf_sub(e->qz[g], X[2]);
+        const vf xx = vf_mul(dx, dx), yy = vf_mul(dy, dy), zz = vf_mul(dz, dz);
+        const vf d2 = vf_add(vf_add(xx, yy), zz);
         const vf r = vf_sqrt(d2);
         const vf den = vf_mul(d2, r);
         const vm outside = vm_andnot(vf_lt(d2, e->a2), vf_gt(den, e->zero));
         const vf inv = vf_div(e->one, den);
         const vf id2 = vf_select(outside, vf_mul(r, inv), e->zero); /* 1/|d|^2 outside */
         const vf sc = vf_select(outside, vf_mul(e->c3, vf_mul(e->a3, inv)), e->c3);
-        const vf t = vf_mul(e->three, id2);
-        const vf Bx = vf_add(vf_add(vf_mul(dx, M[0]), vf_mul(dy, M[3])), vf_mul(dz, M[6]));
-        const vf By = vf_add(vf_add(vf_mul(dx, M[1]), vf_mul(dy, M[4])), vf_mul(dz, M[7]));
-        const vf Bz = vf_add(vf_add(vf_mul(dx, M[2]), vf_mul(dy, M[5])), vf_mul(dz, M[8]));
-        vf P[3][3], tau[3];
+        vf G[3], Rd[3], Sd[3];
         for (int k = 0; k < 3; ++k) {
-            const vf *q = &Q[6 * k];
-            P[k][0] = vf_add(vf_add(vf_mul(q[0], dx), vf_mul(q[1], dy)), vf_mul(q[2], dz));
-            P[k][1] = vf_add(vf_add(vf_mul(q[1], dx), vf_mul(q[3], dy)), vf_mul(q[4], dz));
-            P[k][2] = vf_add(vf_add(vf_mul(q[2], dx), vf_mul(q[4], dy)), vf_mul(q[5], dz));
-            const vf sk =
-                vf_add(vf_add(vf_mul(dx, P[k][0]), vf_mul(dy, P[k][1])), vf_mul(dz, P[k][2]));
-            tau[k] = vf_sub(vf_mul(e->fifteen, vf_mul(sk, id2)), T3[k]);
+            G[k] = vf_sub(vf_add(vf_add(vf_mul(dx, M3[k]), vf_mul(dy, M3[3 + k])),
+                                 vf_mul(dz, M3[6 + k])),
+                          T15[k]);
+            Rd[k] = vf_add(vf_add(vf_mul(R3[3 * k], dx), vf_mul(R3[3 * k + 1], dy)),
+                           vf_mul(R3[3 * k + 2], dz));
+            const vf *q = &S[6 * k];
+            Sd[k] = vf_add(
+                vf_add(vf_add(vf_add(vf_add(vf_mul(q[0], xx), vf_mul(q[1], vf_mul(dx, dy))),
+                                     vf_mul(q[2], vf_mul(dx, dz))),
+                              vf_mul(q[3], yy)),
+                       vf_mul(q[4], vf_mul(dy, dz))),
+                vf_mul(q[5], zz));
         }
-        const vf h = vf_mul(e->half, id2);
-        const vf qx = vf_add(vf_mul(e->minus_six, vf_sub(P[1][2], P[2][1])),
-                             cross_component(tau[1], dz, tau[2], dy));
-        const vf qy = vf_add(vf_mul(e->minus_six, vf_sub(P[2][0], P[0][2])),
-                             cross_component(tau[2], dx, tau[0], dz));
-        const vf qz = vf_add(vf_mul(e->minus_six, vf_sub(P[0][1], P[1][0])),
-                             cross_component(tau[0], dy, tau[1], dx));
-        const vf vx = vf_add(vf_add(vf_sub(cross_component(Wy, dz, Wz, dy), Ax),
-                                    vf_mul(t, cross_component(By, dz, Bz, dy))),
-                             vf_mul(h, qx));
-        const vf vy = vf_add(vf_add(vf_sub(cross_component(Wz, dx, Wx, dz), Ay),
-                                    vf_mul(t, cross_component(Bz, dx, Bx, dz))),
-                             vf_mul(h, qy));
-        const vf vz = vf_add(vf_add(vf_sub(cross_component(Wx, dy, Wy, dx), Az),
-                                    vf_mul(t, cross_component(Bx, dy, By, dx))),
-                             vf_mul(h, qz));
+        const vf ix = vf_add(vf_sub(cross_component(G[1], dz, G[2], dy), Rd[0]),
+                             vf_mul(id2, cross_component(Sd[1], dz, Sd[2], dy)));
+        const vf iy = vf_add(vf_sub(cross_component(G[2], dx, G[0], dz), Rd[1]),
+                             vf_mul(id2, cross_component(Sd[2], dx, Sd[0], dz)));
+        const vf iz = vf_add(vf_sub(cross_component(G[0], dy, G[1], dx), Rd[2]),
+                             vf_mul(id2, cross_component(Sd[0], dy, Sd[1], dx)));
+        const vf vx = vf_add(vf_sub(cross_component(X[4], dz, X[5], dy), X[6]), vf_mul(id2, ix));
+        const vf vy = vf_add(vf_sub(cross_component(X[5], dx, X[3], dz), X[7]), vf_mul(id2, iy));
+        const vf vz = vf_add(vf_sub(cross_component(X[3], dy, X[4], dx), X[8]), vf_mul(id2, iz));
         e->ux[g] = vf_add(e->ux[g], vf_mul(sc, vx));
         e->uy[g] = vf_add(e->uy[g], vf_mul(sc, vy));
         e->uz[g] = vf_add(e->uz[g], vf_mul(sc, vz));
@@ -154,12 +154,19 @@ static unsigned accepted_blocks(const tile_eval *e, unsigned mask, const supervo
                                 float reach2) {
     const tree_tile *tl = e->tile;
     if (box_distance2(tl->lo, tl->hi, s->px, s->py, s->pz) >= reach2) return mask;
+    const vf p[3] = {vf_splat(s->px), vf_splat(s->py), vf_splat(s->pz)};
+    const vf zero = e->zero, reach = vf_splat(reach2);
     unsigned accepted = 0;
-    for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
-        if ((mask >> k & 1u) &&
-            box_distance2(tl->block[k].lo, tl->block[k].hi, s->px, s->py, s->pz) >= reach2)
-            accepted |= 1u << k;
-    return accepted;
+    for (int j = 0; j < BOX_GROUPS; ++j) {
+        /* box_distance2 per lane: max(lo - p, p - hi, 0) is the same value */
+        vf d[3];
+        for (int a = 0; a < 3; ++a)
+            d[a] = vf_max(vf_max(vf_sub(e->box_lo[a][j], p[a]), vf_sub(p[a], e->box_hi[a][j])),
+                          zero);
+        const vf d2 = vf_add(vf_add(vf_mul(d[0], d[0]), vf_mul(d[1], d[1])), vf_mul(d[2], d[2]));
+        accepted |= vm_bits(vf_ge(d2, reach)) << (VF_LANES * j);
+    }
+    return accepted & mask;
 }
 
 /* The vortons of base cell c, in partition order, at the blocks of mask. */
@@ -199,7 +206,7 @@ static void tile_cell(tile_eval *e, unsigned mask, int level, const int idx[3]) 
     if (level == 0 &&
         e->part->cell_start[c + 1] - e->part->cell_start[c] <= TREE_DIRECT_VORTONS)
         accepted = 0;
-    if (accepted) lanes_cell(e, accepted, s, &e->t->moments[level][TREE_MOMENTS * (size_t)c]);
+    if (accepted) lanes_cell(e, accepted, &e->t->expansion[level][TREE_EXPANSION * (size_t)c]);
     const unsigned opened = mask & ~accepted;
     if (!opened) return;
     if (level > 0) tile_children(e, opened, level, idx);
@@ -219,10 +226,17 @@ static void tile_eval_init(tile_eval *e, const influence_tree *t, float theta, f
     e->c3 = vf_splat(c * (1.0f / 3.0f));
     e->zero = vf_splat(0.0f);
     e->one = vf_splat(1.0f);
-    e->half = vf_splat(0.5f);
-    e->three = vf_splat(3.0f);
-    e->minus_six = vf_splat(-6.0f);
-    e->fifteen = vf_splat(15.0f);
+    float lo[3][TREE_TILE_BLOCKS], hi[3][TREE_TILE_BLOCKS];
+    for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
+        for (int axis = 0; axis < 3; ++axis) {
+            lo[axis][k] = e->tile->block[k].lo[axis];
+            hi[axis][k] = e->tile->block[k].hi[axis];
+        }
+    for (int axis = 0; axis < 3; ++axis)
+        for (int j = 0; j < BOX_GROUPS; ++j) {
+            e->box_lo[axis][j] = vf_load(&lo[axis][VF_LANES * j]);
+            e->box_hi[axis][j] = vf_load(&hi[axis][VF_LANES * j]);
+        }
     for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
         for (int j = 0; j < BLOCK_GROUPS; ++j) {
             const int g = k * BLOCK_GROUPS + j;
@@ -250,7 +264,7 @@ void TREE_WALK_ENTRY(const influence_tree *t, const particle_array *v, const par
         vf_store(ux, e.ux[g]);
         vf_store(uy, e.uy[g]);
         vf_store(uz, e.uz[g]);
-        const int first = VF_LANES * (g - blk_ * BLOCK_GROUPS);
+        const int first = VF_LANES * (g - (int)blk_ * BLOCK_GROUPS);
         for (int k = 0; k < VF_LANES; ++k) out[blk_][first + k] = (vec3){ux[k], uy[k], uz[k]};
     }
 }

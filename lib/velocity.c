@@ -108,7 +108,7 @@ static void tile_blocks(const grid_shape *g, int n, tree_tile *tile,
     const int ntx = tiles_along(g, 0), nty = tiles_along(g, 1);
     const int t[3] = {n % ntx, (n / ntx) % nty, n / (ntx * nty)};
     const int nb[3] = {blocks_along(g, 0), blocks_along(g, 1), blocks_along(g, 2)};
-    tile->active = 0;
+    memset(tile, 0, sizeof *tile); /* inactive blocks: zeros, never used */
     for (int k = 0; k < TREE_TILE_BLOCKS; ++k) {
         const int bi[3] = {2 * t[0] + (k & 1), 2 * t[1] + ((k >> 1) & 1), 2 * t[2] + (k >> 2)};
         if (bi[0] >= nb[0] || bi[1] >= nb[1] || bi[2] >= nb[2]) continue;
