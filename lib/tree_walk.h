@@ -55,27 +55,18 @@ static inline int lowest_bit(unsigned m) {
 #endif
 }
 
+/* The expansion is evaluated group by group, its coefficients read from
+ * memory inside (a broadcast load each): kept out of line so that the
+ * compiler does not hoist 48 broadcasts out of the block loop and spill
+ * them. */
+#if defined(__GNUC__)
+#define CELL_GROUP_ATTR __attribute__((noinline))
+#else
+#define CELL_GROUP_ATTR
+#endif
+
 static inline vf cross_component(vf a1, vf b2, vf a2, vf b1) {
     return vf_sub(vf_mul(a1, b2), vf_mul(a2, b1));
-}
-
-/* One vorton at p with vorticity w, at every lane of the blocks in mask:
- * kernel.c's kernel written with selects instead of branches (d == 0 adds a
- * zero). */
-static void lanes_point(tile_eval *e, unsigned mask, float px, float py, float pz, float wx,
-                        float wy, float wz) {
-    const vf Px = vf_splat(px), Py = vf_splat(py), Pz = vf_splat(pz);
-    const vf Wx = vf_splat(wx), Wy = vf_splat(wy), Wz = vf_splat(wz);
-    FOR_GROUPS_IN(mask, g) {
-        const vf dx = vf_sub(e->qx[g], Px), dy = vf_sub(e->qy[g], Py), dz = vf_sub(e->qz[g], Pz);
-        const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
-        const vf den = vf_mul(d2, vf_sqrt(d2));
-        const vf far = vf_select(vf_gt(den, e->zero), vf_mul(e->c3, vf_div(e->a3, den)), e->zero);
-        const vf s = vf_select(vf_lt(d2, e->a2), e->c3, far);
-        e->ux[g] = vf_add(e->ux[g], vf_mul(s, cross_component(Wy, dz, Wz, dy)));
-        e->uy[g] = vf_add(e->uy[g], vf_mul(s, cross_component(Wz, dx, Wx, dz)));
-        e->uz[g] = vf_add(e->uz[g], vf_mul(s, cross_component(Wx, dy, Wy, dx)));
-    }
 }
 
 /* A cell as a multipole about its centroid c, at every lane of the blocks in
@@ -88,49 +79,52 @@ static void lanes_point(tile_eval *e, unsigned mask, float px, float py, float p
  * with G = 3 B - 1.5 T, and inside it (linear kernel, exact to first order)
  * u = c/3 [W x d - A]. x: the cell's coefficients (lib/tree.c,
  * expansion_pack: 3 M, 1.5 T, 3 R and 7.5 Q_k as quadratic forms in d). */
-static void lanes_cell(tile_eval *e, unsigned mask, const float *x) {
-    vf X[TREE_EXPANSION];
-    for (int k = 0; k < TREE_EXPANSION; ++k) X[k] = vf_splat(x[k]);
-    const vf *M3 = &X[9], *T15 = &X[18], *R3 = &X[21], *S = &X[30];
-    FOR_GROUPS_IN(mask, g) {
-        const vf dx = vf_sub(e->qx[g], X[0]), dy = vf_sub(e->qy[g], X[1]);
-        const vf dz = vf_sub(e->qz[g], X[2]);
-        const vf xx = vf_mul(dx, dx), yy = vf_mul(dy, dy), zz = vf_mul(dz, dz);
-        const vf d2 = vf_add(vf_add(xx, yy), zz);
-        const vf r = vf_sqrt(d2);
-        const vf den = vf_mul(d2, r);
-        const vm outside = vm_andnot(vf_lt(d2, e->a2), vf_gt(den, e->zero));
-        const vf inv = vf_div(e->one, den);
-        const vf id2 = vf_select(outside, vf_mul(r, inv), e->zero); /* 1/|d|^2 outside */
-        const vf sc = vf_select(outside, vf_mul(e->c3, vf_mul(e->a3, inv)), e->c3);
-        vf G[3], Rd[3], Sd[3];
-        for (int k = 0; k < 3; ++k) {
-            G[k] = vf_sub(vf_add(vf_add(vf_mul(dx, M3[k]), vf_mul(dy, M3[3 + k])),
-                                 vf_mul(dz, M3[6 + k])),
-                          T15[k]);
-            Rd[k] = vf_add(vf_add(vf_mul(R3[3 * k], dx), vf_mul(R3[3 * k + 1], dy)),
-                           vf_mul(R3[3 * k + 2], dz));
-            const vf *q = &S[6 * k];
-            Sd[k] = vf_add(
-                vf_add(vf_add(vf_add(vf_add(vf_mul(q[0], xx), vf_mul(q[1], vf_mul(dx, dy))),
-                                     vf_mul(q[2], vf_mul(dx, dz))),
-                              vf_mul(q[3], yy)),
-                       vf_mul(q[4], vf_mul(dy, dz))),
-                vf_mul(q[5], zz));
-        }
-        const vf ix = vf_add(vf_sub(cross_component(G[1], dz, G[2], dy), Rd[0]),
-                             vf_mul(id2, cross_component(Sd[1], dz, Sd[2], dy)));
-        const vf iy = vf_add(vf_sub(cross_component(G[2], dx, G[0], dz), Rd[1]),
-                             vf_mul(id2, cross_component(Sd[2], dx, Sd[0], dz)));
-        const vf iz = vf_add(vf_sub(cross_component(G[0], dy, G[1], dx), Rd[2]),
-                             vf_mul(id2, cross_component(Sd[0], dy, Sd[1], dx)));
-        const vf vx = vf_add(vf_sub(cross_component(X[4], dz, X[5], dy), X[6]), vf_mul(id2, ix));
-        const vf vy = vf_add(vf_sub(cross_component(X[5], dx, X[3], dz), X[7]), vf_mul(id2, iy));
-        const vf vz = vf_add(vf_sub(cross_component(X[3], dy, X[4], dx), X[8]), vf_mul(id2, iz));
-        e->ux[g] = vf_add(e->ux[g], vf_mul(sc, vx));
-        e->uy[g] = vf_add(e->uy[g], vf_mul(sc, vy));
-        e->uz[g] = vf_add(e->uz[g], vf_mul(sc, vz));
+static inline vf X_(const float *x, int k) { return vf_splat(x[k]); }
+
+/* The expansion at the lanes of group g. */
+static CELL_GROUP_ATTR void cell_group(tile_eval *e, int g, const float *x) {
+    const vf dx = vf_sub(e->qx[g], X_(x, 0)), dy = vf_sub(e->qy[g], X_(x, 1));
+    const vf dz = vf_sub(e->qz[g], X_(x, 2));
+    const vf xx = vf_mul(dx, dx), yy = vf_mul(dy, dy), zz = vf_mul(dz, dz);
+    const vf d2 = vf_add(vf_add(xx, yy), zz);
+    const vf r = vf_sqrt(d2);
+    const vf den = vf_mul(d2, r);
+    const vm outside = vm_andnot(vf_lt(d2, e->a2), vf_gt(den, e->zero));
+    const vf inv = vf_div(e->one, den);
+    const vf id2 = vf_select(outside, vf_mul(r, inv), e->zero); /* 1/|d|^2 outside */
+    const vf sc = vf_select(outside, vf_mul(e->c3, vf_mul(e->a3, inv)), e->c3);
+    vf G[3], Rd[3], Sd[3];
+    for (int k = 0; k < 3; ++k) {
+        G[k] = vf_sub(vf_add(vf_add(vf_mul(dx, X_(x, 9 + k)), vf_mul(dy, X_(x, 12 + k))),
+                             vf_mul(dz, X_(x, 15 + k))),
+                      X_(x, 18 + k));
+        Rd[k] = vf_add(vf_add(vf_mul(X_(x, 21 + 3 * k), dx), vf_mul(X_(x, 22 + 3 * k), dy)),
+                       vf_mul(X_(x, 23 + 3 * k), dz));
+        const float *q = &x[30 + 6 * k];
+        Sd[k] = vf_add(
+            vf_add(vf_add(vf_add(vf_add(vf_mul(X_(q, 0), xx), vf_mul(X_(q, 1), vf_mul(dx, dy))),
+                                 vf_mul(X_(q, 2), vf_mul(dx, dz))),
+                          vf_mul(X_(q, 3), yy)),
+                   vf_mul(X_(q, 4), vf_mul(dy, dz))),
+            vf_mul(X_(q, 5), zz));
     }
+    const vf ix = vf_add(vf_sub(cross_component(G[1], dz, G[2], dy), Rd[0]),
+                         vf_mul(id2, cross_component(Sd[1], dz, Sd[2], dy)));
+    const vf iy = vf_add(vf_sub(cross_component(G[2], dx, G[0], dz), Rd[1]),
+                         vf_mul(id2, cross_component(Sd[2], dx, Sd[0], dz)));
+    const vf iz = vf_add(vf_sub(cross_component(G[0], dy, G[1], dx), Rd[2]),
+                         vf_mul(id2, cross_component(Sd[0], dy, Sd[1], dx)));
+    const vf Wx = X_(x, 3), Wy = X_(x, 4), Wz = X_(x, 5);
+    const vf vx = vf_add(vf_sub(cross_component(Wy, dz, Wz, dy), X_(x, 6)), vf_mul(id2, ix));
+    const vf vy = vf_add(vf_sub(cross_component(Wz, dx, Wx, dz), X_(x, 7)), vf_mul(id2, iy));
+    const vf vz = vf_add(vf_sub(cross_component(Wx, dy, Wy, dx), X_(x, 8)), vf_mul(id2, iz));
+    e->ux[g] = vf_add(e->ux[g], vf_mul(sc, vx));
+    e->uy[g] = vf_add(e->uy[g], vf_mul(sc, vy));
+    e->uz[g] = vf_add(e->uz[g], vf_mul(sc, vz));
+}
+
+static void lanes_cell(tile_eval *e, unsigned mask, const float *x) {
+    FOR_GROUPS_IN(mask, g) cell_group(e, g, x);
 }
 
 /* Squared distance from p to the box [lo, hi]. */
@@ -169,12 +163,34 @@ static unsigned accepted_blocks(const tile_eval *e, unsigned mask, const supervo
     return accepted & mask;
 }
 
-/* The vortons of base cell c, in partition order, at the blocks of mask. */
+/* The vortons of base cell c, in partition order, at every lane of the
+ * blocks in mask: kernel.c's kernel written with selects instead of branches
+ * (d == 0 adds a zero). Blocks outer, vortons inner: each lane still adds the
+ * vortons one by one in partition order. */
 static void base_cell_vortons(tile_eval *e, unsigned mask, int c) {
     const particle_array *v = e->v;
-    for (int n = e->part->cell_start[c]; n < e->part->cell_start[c + 1]; ++n) {
-        const int i = e->part->sorted_index[n];
-        lanes_point(e, mask, v->px[i], v->py[i], v->pz[i], v->wx[i], v->wy[i], v->wz[i]);
+    const int begin = e->part->cell_start[c], end = e->part->cell_start[c + 1];
+    const int *index = e->part->sorted_index;
+    FOR_GROUPS_IN(mask, g) {
+        const vf qx = e->qx[g], qy = e->qy[g], qz = e->qz[g];
+        vf ux = e->ux[g], uy = e->uy[g], uz = e->uz[g];
+        for (int n = begin; n < end; ++n) {
+            const int i = index[n];
+            const vf Wx = vf_splat(v->wx[i]), Wy = vf_splat(v->wy[i]), Wz = vf_splat(v->wz[i]);
+            const vf dx = vf_sub(qx, vf_splat(v->px[i])), dy = vf_sub(qy, vf_splat(v->py[i]));
+            const vf dz = vf_sub(qz, vf_splat(v->pz[i]));
+            const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
+            const vf den = vf_mul(d2, vf_sqrt(d2));
+            const vf far =
+                vf_select(vf_gt(den, e->zero), vf_mul(e->c3, vf_div(e->a3, den)), e->zero);
+            const vf s = vf_select(vf_lt(d2, e->a2), e->c3, far);
+            ux = vf_add(ux, vf_mul(s, cross_component(Wy, dz, Wz, dy)));
+            uy = vf_add(uy, vf_mul(s, cross_component(Wz, dx, Wx, dz)));
+            uz = vf_add(uz, vf_mul(s, cross_component(Wx, dy, Wy, dx)));
+        }
+        e->ux[g] = ux;
+        e->uy[g] = uy;
+        e->uz[g] = uz;
     }
 }
 
