@@ -152,7 +152,9 @@ static unsigned accepted_blocks(const tile_eval *e, unsigned mask, const supervo
     const vf zero = e->zero, reach = vf_splat(reach2);
     unsigned accepted = 0;
     for (int j = 0; j < BOX_GROUPS; ++j) {
-        /* box_distance2 per lane: max(lo - p, p - hi, 0) is the same value */
+        /* box_distance2 per lane: max(lo - p, p - hi, 0) is the same value
+         * (a signed zero, where max differs between instruction sets, is
+         * squared away) */
         vf d[3];
         for (int a = 0; a < 3; ++a)
             d[a] = vf_max(vf_max(vf_sub(e->box_lo[a][j], p[a]), vf_sub(p[a], e->box_hi[a][j])),
