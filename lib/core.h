@@ -177,6 +177,10 @@ void eddy_grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *
 
 /* ---------------------------------------------------------------- tree */
 enum { TREE_MAX_LEVELS = 16, TREE_MOMENTS = 27, TREE_EXPANSION = 48 };
+/* The multipole walk sums a base cell of at most this many vortons vorton by
+ * vorton, accepted or not (cheaper than its expansion, and exact); such a
+ * cell's expansion is never packed. */
+enum { TREE_DIRECT_VORTONS = 4 };
 
 typedef struct supervorton {
     float px, py, pz;    /* |omega|-weighted centroid */

@@ -273,7 +273,8 @@ static void base_moment_chunk(int chunk, int begin, int end, void *context) {
                            v->wy[i], v->wz[i], NULL);
             }
         memcpy(&job->t->moments[0][TREE_MOMENTS * (size_t)c], m, sizeof m);
-        expansion_pack(s, m, &job->t->expansion[0][TREE_EXPANSION * (size_t)c]);
+        if (job->part->cell_start[c + 1] - job->part->cell_start[c] > TREE_DIRECT_VORTONS)
+            expansion_pack(s, m, &job->t->expansion[0][TREE_EXPANSION * (size_t)c]);
     }
 }
 

@@ -22,8 +22,7 @@
 enum {
     BLOCK_GROUPS = TREE_BLOCK_POINTS / VF_LANES, /* lane groups per block */
     TILE_GROUPS = TREE_TILE_BLOCKS * BLOCK_GROUPS,
-    BOX_GROUPS = TREE_TILE_BLOCKS / VF_LANES, /* lane groups of one lane per block */
-    TREE_DIRECT_VORTONS = 4
+    BOX_GROUPS = TREE_TILE_BLOCKS / VF_LANES /* lane groups of one lane per block */
 };
 
 typedef struct tile_eval {
