@@ -45,7 +45,7 @@ eddy_world_def eddy_world_def_default(void) {
     d.stretch_gain = 0.5f;
     d.mollify_length_scale = 1.0f;
     d.velocity_method = EDDY_VELOCITY_TREECODE;
-    d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* docs/accuracy.md */
+    d.treecode_traversal = EDDY_TREECODE_ORIGINAL; /* docs/accuracy.md: why not multipole yet */
     d.treecode_opening_angle = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
     d.vorton_radius = 0.125f;
     d.tracer_radius = 0.01f;

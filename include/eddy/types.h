@@ -48,7 +48,7 @@ typedef enum eddy_velocity_method {
 
 /* How the treecode (EDDY_VELOCITY_TREECODE) walks the influence tree. */
 typedef enum eddy_treecode_traversal {
-    /* Multipole acceptance criterion (default): a cell of edge s whose
+    /* Multipole acceptance criterion (opt-in): a cell of edge s whose
      * centroid lies at distance D from the block of grid points being
      * evaluated is used as a multipole (summed vorticity, first and second
      * moments about its centroid) when s < treecode_opening_angle * D;
@@ -102,9 +102,9 @@ typedef struct eddy_world_def {
     float mollify_length_scale; /* auto-mollification length scale (default 1),
                                    [0, EDDY_MAX_COORDINATE] */
     eddy_velocity_method velocity_method;
-    eddy_treecode_traversal treecode_traversal; /* (default EDDY_TREECODE_MULTIPOLE;
-                                                 * EDDY_TREECODE_ORIGINAL is the seed's,
-                                                 * kept for fidelity: docs/accuracy.md) */
+    eddy_treecode_traversal treecode_traversal; /* (default EDDY_TREECODE_ORIGINAL;
+                                                 * EDDY_TREECODE_MULTIPOLE is the accurate
+                                                 * one: docs/accuracy.md) */
     /* opening angle theta of EDDY_TREECODE_MULTIPOLE, in (0, 2]: smaller is
      * more accurate and slower (default EDDY_TREECODE_DEFAULT_OPENING_ANGLE) */
     float treecode_opening_angle;
