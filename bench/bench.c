@@ -78,6 +78,7 @@ typedef struct bench_options {
     int frames;
     int warmup;
     eddy_pin_policy pin;
+    int treecode; /* -1: the world definition's default */
     bool list;
     bool json;
     bool help;
@@ -87,7 +88,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: eddy-bench [--scene NAME] [--threads LIST] [--frames N] [--warmup N]\n"
-            "                  [--pin none|core|pu] [--list] [--json] [--help] [--version]\n"
+            "                  [--pin none|core|pu] [--treecode multipole|original]\n"
+            "                  [--list] [--json] [--help] [--version]\n"
             "\n"
             "Steps a scene at each worker count and reports the median ms per step of\n"
             "every phase, tracers advected per ms, the hashing share of the step, the\n"
@@ -98,6 +100,8 @@ static void usage(FILE *out)
             "  --frames N      measured frames per run (default 100)\n"
             "  --warmup N      frames stepped before measuring, not measured (default 10)\n"
             "  --pin POLICY    none, core or pu: where workers run (default pu)\n"
+            "  --treecode T    treecode traversal: multipole or original (default: the\n"
+            "                  world definition's default)\n"
             "  --list          list the scenes and exit\n"
             "  --json          print one JSON object (keys: docs/bench.md)\n"
             "  --help          this text\n"
@@ -145,6 +149,10 @@ static int options_parse(int argc, char **argv, bench_options *o)
             if (!eddy_pin_parse(v, &o->pin)) {
                 return fail_usage("--pin", "expected none, core or pu");
             }
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--treecode", &missing)) != NULL) {
+            if (strcmp(v, "multipole") == 0) o->treecode = EDDY_TREECODE_MULTIPOLE;
+            else if (strcmp(v, "original") == 0) o->treecode = EDDY_TREECODE_ORIGINAL;
+            else return fail_usage("--treecode", "expected multipole or original");
         } else if (missing) {
             return fail_usage(argv[i], "needs a value");
         } else {
@@ -389,9 +397,12 @@ static bool run_steps(eddy_world *world, const bench_options *o, bench_samples *
     return true;
 }
 
-static eddy_world *world_create(const char *scene, int workers, eddy_pinner *pinner)
+static eddy_world *world_create(const char *scene, int workers, int treecode, eddy_pinner *pinner)
 {
     eddy_world_def def = eddy_world_def_default();
+    if (treecode >= 0) {
+        def.treecode_traversal = (eddy_treecode_traversal)treecode;
+    }
     eddy_pin_configure(&def, workers, pinner);
     eddy_world *world = NULL;
     eddy_status status = eddy_scene_create(scene, &def, &world);
@@ -416,7 +427,7 @@ static bool run_one(const bench_options *o, int workers, eddy_pinner *pinner, be
         fprintf(stderr, "eddy-bench: out of memory for %d frames of samples\n", o->frames);
         goto cleanup;
     }
-    world = world_create(o->scene, workers, pinner);
+    world = world_create(o->scene, workers, o->treecode, pinner);
     if (world == NULL || !run_steps(world, o, &samples)) {
         goto cleanup;
     }
@@ -646,7 +657,7 @@ static void json_print(const bench_report *r)
 /* Particle counts at frame 0, from a throw-away 1-worker world. */
 static bool scene_initial_counts(const char *scene, int *vortons, int *tracers)
 {
-    eddy_world *world = world_create(scene, 1, NULL);
+    eddy_world *world = world_create(scene, 1, -1, NULL);
     if (world == NULL) {
         return false;
     }
@@ -681,7 +692,7 @@ static int bench_all(const bench_options *o, eddy_pinner *pinner, const bench_ma
 int main(int argc, char **argv)
 {
     bench_options o = {.scene = "noise_cloud", .threads = {1, 2}, .thread_count = 2,
-                       .frames = 100, .warmup = 10, .pin = EDDY_PIN_PU};
+                       .frames = 100, .warmup = 10, .pin = EDDY_PIN_PU, .treecode = -1};
     int code = options_parse(argc, argv, &o);
     if (code >= 0) {
         return code;

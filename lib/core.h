@@ -176,7 +176,11 @@ static inline float grid_interp_float(const grid_shape *g, const float *field, f
 void eddy_grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi, float *scale);
 
 /* ---------------------------------------------------------------- tree */
-enum { TREE_MAX_LEVELS = 16, TREE_MOMENTS = 27 };
+enum { TREE_MAX_LEVELS = 16, TREE_MOMENTS = 27, TREE_EXPANSION = 48 };
+/* The multipole walk sums a base cell of at most this many vortons vorton by
+ * vorton, accepted or not (cheaper than its expansion, and exact); such a
+ * cell's expansion is never packed. */
+enum { TREE_DIRECT_VORTONS = 4 };
 
 typedef struct supervorton {
     float px, py, pz;    /* |omega|-weighted centroid */
@@ -195,6 +199,11 @@ typedef struct influence_tree {
      * m[9 + 6 k + pair] = sum r_b r_c w_k, pairs xx xy xz yy yz zz. */
     float *moments[TREE_MAX_LEVELS];
     int moment_capacity[TREE_MAX_LEVELS];
+    /* Each cell's expansion as the multipole walk evaluates it,
+     * TREE_EXPANSION floats per cell (eddy_tree_build_moments; layout and
+     * formula: lib/tree_walk.h, lanes_cell). */
+    float *expansion[TREE_MAX_LEVELS];
+    int expansion_capacity[TREE_MAX_LEVELS];
 } influence_tree;
 
 /* Vortons sorted by cell (counting sort, ties by vorton index): the vortons of
@@ -446,21 +455,52 @@ static inline void kernel_accumulate(vec3 *u, float qx, float qy, float qz, floa
 /* Treecode velocity at q, the original's traversal (tree.c). */
 vec3 eddy_tree_velocity_at(const influence_tree *t, float qx, float qy, float qz, float a, float c);
 
-/* Multipole treecode (tree.c): the velocity at up to TREE_BLOCK_POINTS query
- * points that lie in the box [lo, hi] (a block of grid points), by one
- * traversal shared by the block. A cell of edge s whose centroid lies at
- * distance D from the box is used as a multipole (sum + first moments) when
- * s < theta D; base cells that fail are summed vorton by vorton. The tree must
- * carry its moments. Each point's sum runs in traversal order, which depends
- * only on the tree and the box. Lanes beyond count are computed and dropped. */
-enum { TREE_BLOCK_POINTS = 8 };
+/* Multipole treecode (lib/tree_walk.h): the velocity at the query points of
+ * a block (TREE_BLOCK_POINTS points in the box [lo, hi]: a block of grid
+ * points), by one traversal shared by the block. A cell of edge s whose
+ * centroid lies at distance D from the box is used as a multipole (sum, first
+ * and second moments) when s < theta D; base cells that fail are summed
+ * vorton by vorton. The tree must carry its moments. Each point's sum runs in
+ * traversal order, which depends only on the tree and the box. Lanes beyond
+ * the grid are computed and dropped by the caller. */
+enum { TREE_BLOCK_POINTS = 8, TREE_TILE_BLOCKS = 8 };
 typedef struct tree_block {
     float qx[TREE_BLOCK_POINTS], qy[TREE_BLOCK_POINTS], qz[TREE_BLOCK_POINTS];
     float lo[3], hi[3];
 } tree_block;
+/* Up to TREE_TILE_BLOCKS blocks walked together (bit k of active: block k is
+ * evaluated): one recursion serves them all and a cell's expansion is set up
+ * once for every block that accepts it, but each block meets exactly the
+ * cells, in the order, of its own walk, so its bits equal
+ * eddy_tree_velocity_block's. lo/hi: a box holding every active block's. */
+typedef struct tree_tile {
+    tree_block block[TREE_TILE_BLOCKS];
+    unsigned active;
+    float lo[3], hi[3];
+} tree_tile;
+void eddy_tree_velocity_tile(const influence_tree *t, const particle_array *v,
+                             const partition *part, const tree_tile *tile, float theta, float a,
+                             float c, vec3 out[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]);
 void eddy_tree_velocity_block(const influence_tree *t, const particle_array *v,
                               const partition *part, const tree_block *b, float theta, float a,
                               float c, vec3 out[TREE_BLOCK_POINTS]);
+/* The tile walk built for one lane width each (lib/tree_multipole*.c), all
+ * giving the same bits: four lanes (SSE2, NEON or plain C, whichever the
+ * build has), plain C lanes everywhere, and eight AVX lanes (x86-64 builds
+ * only; call only when eddy_tree_avx_available()). eddy_tree_velocity_tile
+ * calls the widest the CPU runs. */
+void eddy_tree_velocity_tile_lanes4(const influence_tree *t, const particle_array *v,
+                                    const partition *part, const tree_tile *tile, float theta,
+                                    float a, float c,
+                                    vec3 out[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]);
+void eddy_tree_velocity_tile_plain(const influence_tree *t, const particle_array *v,
+                                   const partition *part, const tree_tile *tile, float theta,
+                                   float a, float c,
+                                   vec3 out[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]);
+void eddy_tree_velocity_tile_avx(const influence_tree *t, const particle_array *v,
+                                 const partition *part, const tree_tile *tile, float theta,
+                                 float a, float c, vec3 out[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]);
+bool eddy_tree_avx_available(void);
 /* Direct summation at q over all vortons. */
 vec3 eddy_direct_velocity_at(const particle_array *v, float qx, float qy, float qz, float a);
 

@@ -140,6 +140,7 @@ void eddy_tree_free(influence_tree *t) {
     for (int l = 0; l < TREE_MAX_LEVELS; ++l) {
         free(t->cells[l]);
         free(t->moments[l]);
+        free(t->expansion[l]);
     }
     memset(t, 0, sizeof *t);
 }
@@ -227,6 +228,38 @@ static inline void moment_add(float m[TREE_MOMENTS], float rx, float ry, float r
         for (int k = 0; k < TREE_MOMENTS; ++k) m[k] += child[k];
 }
 
+/* The expansion coefficients of a cell (centroid and sum s, moments m) in
+ * the layout lanes_cell reads (lib/tree_walk.h):
+ *   [0..2] centroid C, [3..5] summed vorticity W, [6..8] A = sum w x r,
+ *   [9..17] 3 M_bk at 3 b + k, [18..20] 1.5 tr Q_k,
+ *   [21..29] 3 R_ab at 3 a + b with R_ab = e_amn Q_m,nb,
+ *   [30..47] for each k the quadratic form 7.5 d.Q_k d as coefficients of
+ *   dx^2, dx dy, dx dz, dy^2, dy dz, dz^2 (off-diagonal pairs doubled). */
+static void expansion_pack(const supervorton *s, const float *m, float *x) {
+    const float *Q = &m[9];
+    /* pair index of (b, c) in a Q_k block: xx xy xz yy yz zz */
+    static const int pair[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+    static const float form_scale[6] = {7.5f, 15.0f, 15.0f, 7.5f, 15.0f, 7.5f};
+    x[0] = s->px;
+    x[1] = s->py;
+    x[2] = s->pz;
+    x[3] = s->wx;
+    x[4] = s->wy;
+    x[5] = s->wz;
+    x[6] = m[3 * 2 + 1] - m[3 * 1 + 2];
+    x[7] = m[3 * 0 + 2] - m[3 * 2 + 0];
+    x[8] = m[3 * 1 + 0] - m[3 * 0 + 1];
+    for (int k = 0; k < 9; ++k) x[9 + k] = 3.0f * m[k];
+    for (int k = 0; k < 3; ++k) x[18 + k] = 1.5f * ((Q[6 * k] + Q[6 * k + 3]) + Q[6 * k + 5]);
+    for (int a = 0; a < 3; ++a) {
+        const int mm = (a + 1) % 3, n = (a + 2) % 3; /* e_a,mm,n = +1, e_a,n,mm = -1 */
+        for (int b = 0; b < 3; ++b)
+            x[21 + 3 * a + b] = 3.0f * (Q[6 * mm + pair[n][b]] - Q[6 * n + pair[mm][b]]);
+    }
+    for (int k = 0; k < 3; ++k)
+        for (int p = 0; p < 6; ++p) x[30 + 6 * k + p] = form_scale[p] * Q[6 * k + p];
+}
+
 static void base_moment_chunk(int chunk, int begin, int end, void *context) {
     const moment_job *job = context;
     const particle_array *v = job->v;
@@ -240,6 +273,8 @@ static void base_moment_chunk(int chunk, int begin, int end, void *context) {
                            v->wy[i], v->wz[i], NULL);
             }
         memcpy(&job->t->moments[0][TREE_MOMENTS * (size_t)c], m, sizeof m);
+        if (job->part->cell_start[c + 1] - job->part->cell_start[c] > TREE_DIRECT_VORTONS)
+            expansion_pack(s, m, &job->t->expansion[0][TREE_EXPANSION * (size_t)c]);
     }
 }
 
@@ -269,6 +304,7 @@ static void upper_moment_chunk(int chunk, int begin, int end, void *context) {
                                ch->wz, cm);
                 }
         memcpy(&t->moments[job->level][TREE_MOMENTS * (size_t)c], m, sizeof m);
+        expansion_pack(s, m, &t->expansion[job->level][TREE_EXPANSION * (size_t)c]);
     }
 }
 
@@ -282,6 +318,14 @@ bool eddy_tree_build_moments(influence_tree *t, task_system *ts, const particle_
         t->moments[l] = p;
         t->moment_capacity[l] = cells;
     }
+    for (int l = 0; l < t->levels; ++l) {
+        const int cells = grid_cell_count(&t->layer[l]);
+        if (cells <= t->expansion_capacity[l]) continue;
+        float *p = realloc(t->expansion[l], (size_t)cells * TREE_EXPANSION * sizeof *p);
+        if (!p) return false;
+        t->expansion[l] = p;
+        t->expansion_capacity[l] = cells;
+    }
     moment_job job = {t, v, part, 0};
     eddy_parallel_for(ts, grid_cell_count(&t->layer[0]), MOMENT_CHUNK, base_moment_chunk, &job);
     for (int l = 1; l < t->levels; ++l) {
@@ -290,263 +334,4 @@ bool eddy_tree_build_moments(influence_tree *t, task_system *ts, const particle_
                           &job);
     }
     return true;
-}
-
-/* ---------------------------------------------------------------- multipole traversal */
-
-/* Four lanes of floats. Every operation is one IEEE single-precision
- * operation per lane (no FMA: the build forbids contraction), so the SSE2,
- * NEON and plain C versions give the same bits, and the 8 lanes of a block
- * give the bits the scalar kernel would give point by point in this order. */
-#if defined(__SSE2__) && !defined(EDDY_TREE_PLAIN_LANES)
-#include <emmintrin.h>
-typedef __m128 f4;
-typedef __m128 m4;
-static inline f4 f4_load(const float *p) { return _mm_loadu_ps(p); }
-static inline void f4_store(float *p, f4 a) { _mm_storeu_ps(p, a); }
-static inline f4 f4_splat(float s) { return _mm_set1_ps(s); }
-static inline f4 f4_add(f4 a, f4 b) { return _mm_add_ps(a, b); }
-static inline f4 f4_sub(f4 a, f4 b) { return _mm_sub_ps(a, b); }
-static inline f4 f4_mul(f4 a, f4 b) { return _mm_mul_ps(a, b); }
-static inline f4 f4_div(f4 a, f4 b) { return _mm_div_ps(a, b); }
-static inline f4 f4_sqrt(f4 a) { return _mm_sqrt_ps(a); }
-static inline m4 f4_lt(f4 a, f4 b) { return _mm_cmplt_ps(a, b); }
-static inline m4 f4_gt(f4 a, f4 b) { return _mm_cmpgt_ps(a, b); }
-static inline m4 m4_andnot(m4 not_a, m4 b) { return _mm_andnot_ps(not_a, b); }
-static inline f4 f4_select(m4 m, f4 a, f4 b) {
-    return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));
-}
-#elif defined(__ARM_NEON) && defined(__aarch64__) && !defined(EDDY_TREE_PLAIN_LANES)
-#include <arm_neon.h>
-typedef float32x4_t f4;
-typedef uint32x4_t m4;
-static inline f4 f4_load(const float *p) { return vld1q_f32(p); }
-static inline void f4_store(float *p, f4 a) { vst1q_f32(p, a); }
-static inline f4 f4_splat(float s) { return vdupq_n_f32(s); }
-static inline f4 f4_add(f4 a, f4 b) { return vaddq_f32(a, b); }
-static inline f4 f4_sub(f4 a, f4 b) { return vsubq_f32(a, b); }
-static inline f4 f4_mul(f4 a, f4 b) { return vmulq_f32(a, b); }
-static inline f4 f4_div(f4 a, f4 b) { return vdivq_f32(a, b); }
-static inline f4 f4_sqrt(f4 a) { return vsqrtq_f32(a); }
-static inline m4 f4_lt(f4 a, f4 b) { return vcltq_f32(a, b); }
-static inline m4 f4_gt(f4 a, f4 b) { return vcgtq_f32(a, b); }
-static inline m4 m4_andnot(m4 not_a, m4 b) { return vbicq_u32(b, not_a); }
-static inline f4 f4_select(m4 m, f4 a, f4 b) { return vbslq_f32(m, a, b); }
-#else
-typedef struct f4 { float v[4]; } f4;
-typedef struct m4 { bool v[4]; } m4;
-#define F4_MAP(expr)                                                                         \
-    f4 r;                                                                                    \
-    for (int k = 0; k < 4; ++k) r.v[k] = (expr);                                             \
-    return r
-static inline f4 f4_load(const float *p) { F4_MAP(p[k]); }
-static inline void f4_store(float *p, f4 a) { memcpy(p, a.v, sizeof a.v); }
-static inline f4 f4_splat(float s) { F4_MAP(s); }
-static inline f4 f4_add(f4 a, f4 b) { F4_MAP(a.v[k] + b.v[k]); }
-static inline f4 f4_sub(f4 a, f4 b) { F4_MAP(a.v[k] - b.v[k]); }
-static inline f4 f4_mul(f4 a, f4 b) { F4_MAP(a.v[k] * b.v[k]); }
-static inline f4 f4_div(f4 a, f4 b) { F4_MAP(a.v[k] / b.v[k]); }
-static inline f4 f4_sqrt(f4 a) { F4_MAP(sqrtf(a.v[k])); }
-static inline f4 f4_select(m4 m, f4 a, f4 b) { F4_MAP(m.v[k] ? a.v[k] : b.v[k]); }
-#undef F4_MAP
-static inline m4 f4_lt(f4 a, f4 b) {
-    m4 r;
-    for (int k = 0; k < 4; ++k) r.v[k] = a.v[k] < b.v[k];
-    return r;
-}
-static inline m4 f4_gt(f4 a, f4 b) { return f4_lt(b, a); }
-static inline m4 m4_andnot(m4 not_a, m4 b) {
-    m4 r;
-    for (int k = 0; k < 4; ++k) r.v[k] = !not_a.v[k] && b.v[k];
-    return r;
-}
-#endif
-
-enum { BLOCK_GROUPS = TREE_BLOCK_POINTS / 4 };
-
-typedef struct block_eval {
-    const influence_tree *t;
-    const particle_array *v;
-    const partition *part;
-    float theta;
-    f4 qx[BLOCK_GROUPS], qy[BLOCK_GROUPS], qz[BLOCK_GROUPS];
-    f4 ux[BLOCK_GROUPS], uy[BLOCK_GROUPS], uz[BLOCK_GROUPS];
-    f4 a2, a3, c3; /* c3 = c / 3 */
-    f4 zero, one, half, three, minus_six, fifteen;
-    const tree_block *b;
-} block_eval;
-
-static inline f4 cross_component(f4 a1, f4 b2, f4 a2, f4 b1) {
-    return f4_sub(f4_mul(a1, b2), f4_mul(a2, b1));
-}
-
-/* One vorton at p with vorticity w, at every lane: kernel.c's kernel
- * written with selects instead of branches (d == 0 adds a zero). */
-static void lanes_point(block_eval *e, float px, float py, float pz, float wx, float wy,
-                        float wz) {
-    const f4 Px = f4_splat(px), Py = f4_splat(py), Pz = f4_splat(pz);
-    const f4 Wx = f4_splat(wx), Wy = f4_splat(wy), Wz = f4_splat(wz);
-    for (int g = 0; g < BLOCK_GROUPS; ++g) {
-        const f4 dx = f4_sub(e->qx[g], Px), dy = f4_sub(e->qy[g], Py), dz = f4_sub(e->qz[g], Pz);
-        const f4 d2 = f4_add(f4_add(f4_mul(dx, dx), f4_mul(dy, dy)), f4_mul(dz, dz));
-        const f4 den = f4_mul(d2, f4_sqrt(d2));
-        const f4 far = f4_select(f4_gt(den, e->zero), f4_mul(e->c3, f4_div(e->a3, den)), e->zero);
-        const f4 s = f4_select(f4_lt(d2, e->a2), e->c3, far);
-        e->ux[g] = f4_add(e->ux[g], f4_mul(s, cross_component(Wy, dz, Wz, dy)));
-        e->uy[g] = f4_add(e->uy[g], f4_mul(s, cross_component(Wz, dx, Wx, dz)));
-        e->uz[g] = f4_add(e->uz[g], f4_mul(s, cross_component(Wx, dy, Wy, dx)));
-    }
-}
-
-/* A cell as a multipole about its centroid c. With d = q - c, the summed
- * vorticity W, first moments M_bk = sum r_b w_k, A = sum w x r, second
- * moments Q_k (Q_k,bc = sum r_b r_c w_k), P_k = Q_k d, s_k = d.P_k and
- * tau_k = 15 s_k / |d|^2 - 3 tr Q_k, the kernel expanded to second order in
- * the vortons' offsets r from c is, outside the core (k = c a^3 / 3),
- *   u = k/|d|^3 [W x d - A + 3 (M^T d) x d / |d|^2
- *                + (-6 e_amn P_m,n + (tau x d)_a) / (2 |d|^2)],
- * and inside it (linear kernel, exact to first order) u = c/3 [W x d - A]. */
-static void lanes_cell(block_eval *e, const supervorton *s, const float *m) {
-    const f4 Cx = f4_splat(s->px), Cy = f4_splat(s->py), Cz = f4_splat(s->pz);
-    const f4 Wx = f4_splat(s->wx), Wy = f4_splat(s->wy), Wz = f4_splat(s->wz);
-    const f4 Ax = f4_splat(m[3 * 2 + 1] - m[3 * 1 + 2]);
-    const f4 Ay = f4_splat(m[3 * 0 + 2] - m[3 * 2 + 0]);
-    const f4 Az = f4_splat(m[3 * 1 + 0] - m[3 * 0 + 1]);
-    f4 M[9], Q[18], T3[3];
-    for (int k = 0; k < 9; ++k) M[k] = f4_splat(m[k]);
-    for (int k = 0; k < 18; ++k) Q[k] = f4_splat(m[9 + k]);
-    for (int k = 0; k < 3; ++k) {
-        const float *q = &m[9 + 6 * k];
-        T3[k] = f4_splat(3.0f * ((q[0] + q[3]) + q[5]));
-    }
-    for (int g = 0; g < BLOCK_GROUPS; ++g) {
-        const f4 dx = f4_sub(e->qx[g], Cx), dy = f4_sub(e->qy[g], Cy), dz = f4_sub(e->qz[g], Cz);
-        const f4 d2 = f4_add(f4_add(f4_mul(dx, dx), f4_mul(dy, dy)), f4_mul(dz, dz));
-        const f4 r = f4_sqrt(d2);
-        const f4 den = f4_mul(d2, r);
-        const m4 outside = m4_andnot(f4_lt(d2, e->a2), f4_gt(den, e->zero));
-        const f4 inv = f4_div(e->one, den);
-        const f4 id2 = f4_select(outside, f4_mul(r, inv), e->zero); /* 1/|d|^2 outside */
-        const f4 sc = f4_select(outside, f4_mul(e->c3, f4_mul(e->a3, inv)), e->c3);
-        const f4 t = f4_mul(e->three, id2);
-        const f4 Bx = f4_add(f4_add(f4_mul(dx, M[0]), f4_mul(dy, M[3])), f4_mul(dz, M[6]));
-        const f4 By = f4_add(f4_add(f4_mul(dx, M[1]), f4_mul(dy, M[4])), f4_mul(dz, M[7]));
-        const f4 Bz = f4_add(f4_add(f4_mul(dx, M[2]), f4_mul(dy, M[5])), f4_mul(dz, M[8]));
-        f4 P[3][3], tau[3];
-        for (int k = 0; k < 3; ++k) {
-            const f4 *q = &Q[6 * k];
-            P[k][0] = f4_add(f4_add(f4_mul(q[0], dx), f4_mul(q[1], dy)), f4_mul(q[2], dz));
-            P[k][1] = f4_add(f4_add(f4_mul(q[1], dx), f4_mul(q[3], dy)), f4_mul(q[4], dz));
-            P[k][2] = f4_add(f4_add(f4_mul(q[2], dx), f4_mul(q[4], dy)), f4_mul(q[5], dz));
-            const f4 sk =
-                f4_add(f4_add(f4_mul(dx, P[k][0]), f4_mul(dy, P[k][1])), f4_mul(dz, P[k][2]));
-            tau[k] = f4_sub(f4_mul(e->fifteen, f4_mul(sk, id2)), T3[k]);
-        }
-        const f4 h = f4_mul(e->half, id2);
-        const f4 qx = f4_add(f4_mul(e->minus_six, f4_sub(P[1][2], P[2][1])),
-                             cross_component(tau[1], dz, tau[2], dy));
-        const f4 qy = f4_add(f4_mul(e->minus_six, f4_sub(P[2][0], P[0][2])),
-                             cross_component(tau[2], dx, tau[0], dz));
-        const f4 qz = f4_add(f4_mul(e->minus_six, f4_sub(P[0][1], P[1][0])),
-                             cross_component(tau[0], dy, tau[1], dx));
-        const f4 vx = f4_add(f4_add(f4_sub(cross_component(Wy, dz, Wz, dy), Ax),
-                                    f4_mul(t, cross_component(By, dz, Bz, dy))),
-                             f4_mul(h, qx));
-        const f4 vy = f4_add(f4_add(f4_sub(cross_component(Wz, dx, Wx, dz), Ay),
-                                    f4_mul(t, cross_component(Bz, dx, Bx, dz))),
-                             f4_mul(h, qy));
-        const f4 vz = f4_add(f4_add(f4_sub(cross_component(Wx, dy, Wy, dx), Az),
-                                    f4_mul(t, cross_component(Bx, dy, By, dx))),
-                             f4_mul(h, qz));
-        e->ux[g] = f4_add(e->ux[g], f4_mul(sc, vx));
-        e->uy[g] = f4_add(e->uy[g], f4_mul(sc, vy));
-        e->uz[g] = f4_add(e->uz[g], f4_mul(sc, vz));
-    }
-}
-
-/* Squared distance from p to the block's box. */
-static inline float box_distance2(const tree_block *b, float px, float py, float pz) {
-    const float p[3] = {px, py, pz};
-    float d2 = 0.0f;
-    for (int a = 0; a < 3; ++a) {
-        float d = p[a] < b->lo[a] ? b->lo[a] - p[a] : p[a] > b->hi[a] ? p[a] - b->hi[a] : 0.0f;
-        d2 += d * d;
-    }
-    return d2;
-}
-
-static inline float level_size(const grid_shape *g) {
-    return fmax_det(g->spacing[0], fmax_det(g->spacing[1], g->spacing[2]));
-}
-
-static void block_cell(block_eval *e, int level, const int idx[3]);
-
-/* The children of cell idx at `level`, z outer, y, x inner. */
-static void block_children(block_eval *e, int level, const int idx[3]) {
-    const grid_shape *g = &e->t->layer[level - 1], *pg = &e->t->layer[level];
-    const int dec[3] = {g->cells[0] / pg->cells[0], g->cells[1] / pg->cells[1],
-                        g->cells[2] / pg->cells[2]};
-    for (int dz = 0; dz < dec[2]; ++dz)
-        for (int dy = 0; dy < dec[1]; ++dy)
-            for (int dx = 0; dx < dec[0]; ++dx) {
-                const int child[3] = {idx[0] * dec[0] + dx, idx[1] * dec[1] + dy,
-                                      idx[2] * dec[2] + dz};
-                block_cell(e, level - 1, child);
-            }
-}
-
-static void block_cell(block_eval *e, int level, const int idx[3]) {
-    const grid_shape *g = &e->t->layer[level];
-    const int c = idx[0] + g->cells[0] * (idx[1] + g->cells[1] * idx[2]);
-    const supervorton *s = &e->t->cells[level][c];
-    if (!(s->weight > 0.0f)) return;
-    const float size = level_size(g), reach = size / e->theta;
-    if (box_distance2(e->b, s->px, s->py, s->pz) >= reach * reach) {
-        lanes_cell(e, s, &e->t->moments[level][TREE_MOMENTS * (size_t)c]);
-        return;
-    }
-    if (level > 0) {
-        block_children(e, level, idx);
-        return;
-    }
-    const particle_array *v = e->v;
-    for (int n = e->part->cell_start[c]; n < e->part->cell_start[c + 1]; ++n) {
-        const int i = e->part->sorted_index[n];
-        lanes_point(e, v->px[i], v->py[i], v->pz[i], v->wx[i], v->wy[i], v->wz[i]);
-    }
-}
-
-void eddy_tree_velocity_block(const influence_tree *t, const particle_array *v,
-                              const partition *part, const tree_block *b, float theta, float a,
-                              float c, vec3 out[TREE_BLOCK_POINTS]) {
-    block_eval e;
-    e.t = t;
-    e.v = v;
-    e.part = part;
-    e.b = b;
-    e.theta = theta;
-    e.a2 = f4_splat(a * a);
-    e.a3 = f4_splat(a * a * a);
-    e.c3 = f4_splat(c * (1.0f / 3.0f));
-    e.zero = f4_splat(0.0f);
-    e.one = f4_splat(1.0f);
-    e.half = f4_splat(0.5f);
-    e.three = f4_splat(3.0f);
-    e.minus_six = f4_splat(-6.0f);
-    e.fifteen = f4_splat(15.0f);
-    for (int g = 0; g < BLOCK_GROUPS; ++g) {
-        e.qx[g] = f4_load(&b->qx[4 * g]);
-        e.qy[g] = f4_load(&b->qy[4 * g]);
-        e.qz[g] = f4_load(&b->qz[4 * g]);
-        e.ux[g] = e.uy[g] = e.uz[g] = e.zero;
-    }
-    const int root[3] = {0, 0, 0};
-    block_cell(&e, t->levels - 1, root);
-    for (int g = 0; g < BLOCK_GROUPS; ++g) {
-        float ux[4], uy[4], uz[4];
-        f4_store(ux, e.ux[g]);
-        f4_store(uy, e.uy[g]);
-        f4_store(uz, e.uz[g]);
-        for (int k = 0; k < 4; ++k) out[4 * g + k] = (vec3){ux[k], uy[k], uz[k]};
-    }
 }

@@ -7,13 +7,14 @@
  * eddy_phase_velocity_grid fills the velocity at every grid point by the
  * treecode (default) or by direct summation, each point owned by one chunk.
  * The multipole treecode evaluates blocks of 2x2x2 grid points (the corners
- * of one base cell, fewer on the last faces): one traversal per block, every
- * point of the block summed in that traversal's order. Blocks are fixed by the
- * grid, so neither the order nor the result depends on the worker count. Auto-mollification (Part 12): the vorton core is widened to
+ * of one base cell, fewer on the last faces), 2x2x2 blocks (a tile) per walk
+ * of the tree: every point of a block summed in its block's traversal order.
+ * Blocks and tiles are fixed by the grid, so neither the order nor the result
+ * depends on the worker count. Auto-mollification (Part 12): the vorton core is widened to
  * f r with f = max(length_scale * cbrt(V_cell) / r, 1) for the treecode. */
 #include "core.h"
 
-enum { VELOCITY_CHUNK = 64, DIRECT_CHUNK = 16, BLOCK_CHUNK = 4 };
+enum { VELOCITY_CHUNK = 64, DIRECT_CHUNK = 16, TILE_CHUNK = 1 };
 
 bool eddy_phase_build_grid(eddy_world *w) {
     w->grid_valid = false;
@@ -101,18 +102,45 @@ static void block_points(const grid_shape *g, int n, tree_block *b, int point[TR
     }
 }
 
+static inline int tiles_along(const grid_shape *g, int axis) {
+    return (blocks_along(g, axis) + 1) / 2;
+}
+
+/* Tile n: blocks (2 ti + bx, 2 tj + by, 2 tk + bz), block bx + 2 by + 4 bz of
+ * the tile, active when it lies in the grid; the tile's box holds theirs. */
+static void tile_blocks(const grid_shape *g, int n, tree_tile *tile,
+                        int point[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]) {
+    const int ntx = tiles_along(g, 0), nty = tiles_along(g, 1);
+    const int t[3] = {n % ntx, (n / ntx) % nty, n / (ntx * nty)};
+    const int nb[3] = {blocks_along(g, 0), blocks_along(g, 1), blocks_along(g, 2)};
+    memset(tile, 0, sizeof *tile); /* inactive blocks: zeros, never used */
+    for (int k = 0; k < TREE_TILE_BLOCKS; ++k) {
+        const int bi[3] = {2 * t[0] + (k & 1), 2 * t[1] + ((k >> 1) & 1), 2 * t[2] + (k >> 2)};
+        if (bi[0] >= nb[0] || bi[1] >= nb[1] || bi[2] >= nb[2]) continue;
+        tree_block *b = &tile->block[k];
+        block_points(g, bi[0] + nb[0] * (bi[1] + nb[1] * bi[2]), b, point[k]);
+        for (int a = 0; a < 3; ++a) {
+            tile->lo[a] = tile->active ? fmin_det(tile->lo[a], b->lo[a]) : b->lo[a];
+            tile->hi[a] = tile->active ? fmax_det(tile->hi[a], b->hi[a]) : b->hi[a];
+        }
+        tile->active |= 1u << k;
+    }
+}
+
 static void multipole_chunk(int chunk, int begin, int end, void *context) {
     const velocity_job *job = context;
     const eddy_world *w = job->w;
     for (int n = begin; n < end; ++n) {
-        tree_block b;
-        int point[TREE_BLOCK_POINTS];
-        block_points(&w->grid, n, &b, point);
-        vec3 u[TREE_BLOCK_POINTS];
-        eddy_tree_velocity_block(&w->tree, &w->vortons, &w->part, &b,
-                                 w->def.treecode_opening_angle, job->a, job->c, u);
-        for (int k = 0; k < TREE_BLOCK_POINTS; ++k)
-            if (point[k] >= 0) job->out[point[k]] = u[k];
+        tree_tile tile;
+        int point[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+        tile_blocks(&w->grid, n, &tile, point);
+        vec3 u[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+        eddy_tree_velocity_tile(&w->tree, &w->vortons, &w->part, &tile,
+                                w->def.treecode_opening_angle, job->a, job->c, u);
+        for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
+            if (tile.active >> k & 1u)
+                for (int p = 0; p < TREE_BLOCK_POINTS; ++p)
+                    if (point[k][p] >= 0) job->out[point[k][p]] = u[k][p];
     }
 }
 
@@ -148,8 +176,8 @@ void eddy_phase_velocity_grid(eddy_world *w) {
             return;
         }
         const grid_shape *g = &w->grid;
-        const int blocks = blocks_along(g, 0) * blocks_along(g, 1) * blocks_along(g, 2);
-        eddy_parallel_for(&w->tasks, blocks, BLOCK_CHUNK, multipole_chunk, &job);
+        const int tiles = tiles_along(g, 0) * tiles_along(g, 1) * tiles_along(g, 2);
+        eddy_parallel_for(&w->tasks, tiles, TILE_CHUNK, multipole_chunk, &job);
         return;
     }
     velocity_job job = {w, w->velocity, r, 1.0f};

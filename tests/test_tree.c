@@ -688,38 +688,50 @@ static void err_add(err_acc *acc, vec3 got, vec3 ref) {
 static double err_rms(const err_acc *a) { return sqrt(a->e2 / a->d2); }
 static double err_max(const err_acc *a) { return a->emax / a->dmax; }
 
-/* The multipole treecode over every grid point, in 2x2x2 blocks as
- * eddy_phase_velocity_grid does it. The tree must carry its moments. */
+/* Block (bi, bj, bk) of 2x2x2 grid points as eddy_phase_velocity_grid makes
+ * it: lane dx + 2 dy + 4 dz, a point beyond the grid repeats the block's
+ * first (point index -1). */
+static void block_at(const grid_shape *g, int bi, int bj, int bk, tree_block *tb,
+                     int point[TREE_BLOCK_POINTS]) {
+    const int base[3] = {2 * bi, 2 * bj, 2 * bk};
+    for (int ax = 0; ax < 3; ++ax) {
+        int last = base[ax] + 1 < g->points[ax] ? base[ax] + 1 : base[ax];
+        tb->lo[ax] = g->min[ax] + (float)base[ax] * g->spacing[ax];
+        tb->hi[ax] = g->min[ax] + (float)last * g->spacing[ax];
+    }
+    for (int k = 0; k < TREE_BLOCK_POINTS; ++k) {
+        int idx[3] = {base[0] + (k & 1), base[1] + ((k >> 1) & 1), base[2] + ((k >> 2) & 1)};
+        bool inside = true;
+        for (int ax = 0; ax < 3; ++ax)
+            if (idx[ax] >= g->points[ax]) {
+                inside = false;
+                idx[ax] = base[ax];
+            }
+        tb->qx[k] = g->min[0] + (float)idx[0] * g->spacing[0];
+        tb->qy[k] = g->min[1] + (float)idx[1] * g->spacing[1];
+        tb->qz[k] = g->min[2] + (float)idx[2] * g->spacing[2];
+        point[k] = inside ? idx[0] + g->points[0] * (idx[1] + g->points[1] * idx[2]) : -1;
+    }
+}
+
+static void blocks_along(const grid_shape *g, int nb[3]) {
+    for (int ax = 0; ax < 3; ++ax) nb[ax] = (g->points[ax] + 1) / 2;
+}
+
+/* The multipole treecode over every grid point, block by block (the walk
+ * of one block gives the bits of the same block walked in a tile: test
+ * tree.multipole_builds_agree_bitwise). The tree must carry its moments. */
 static void multipole_field(const built *b, const particle_array *v, float theta, float a,
                             float c, vec3 *out) {
     const grid_shape *g = &b->grid;
-    const int nb[3] = {(g->points[0] + 1) / 2, (g->points[1] + 1) / 2, (g->points[2] + 1) / 2};
+    int nb[3];
+    blocks_along(g, nb);
     for (int bk = 0; bk < nb[2]; ++bk)
         for (int bj = 0; bj < nb[1]; ++bj)
             for (int bi = 0; bi < nb[0]; ++bi) {
-                const int base[3] = {2 * bi, 2 * bj, 2 * bk};
                 tree_block tb;
                 int point[TREE_BLOCK_POINTS];
-                for (int ax = 0; ax < 3; ++ax) {
-                    int last = base[ax] + 1 < g->points[ax] ? base[ax] + 1 : base[ax];
-                    tb.lo[ax] = g->min[ax] + (float)base[ax] * g->spacing[ax];
-                    tb.hi[ax] = g->min[ax] + (float)last * g->spacing[ax];
-                }
-                for (int k = 0; k < TREE_BLOCK_POINTS; ++k) {
-                    int idx[3] = {base[0] + (k & 1), base[1] + ((k >> 1) & 1),
-                                  base[2] + ((k >> 2) & 1)};
-                    bool inside = true;
-                    for (int ax = 0; ax < 3; ++ax)
-                        if (idx[ax] >= g->points[ax]) {
-                            inside = false;
-                            idx[ax] = base[ax];
-                        }
-                    tb.qx[k] = g->min[0] + (float)idx[0] * g->spacing[0];
-                    tb.qy[k] = g->min[1] + (float)idx[1] * g->spacing[1];
-                    tb.qz[k] = g->min[2] + (float)idx[2] * g->spacing[2];
-                    point[k] = inside ? idx[0] + g->points[0] * (idx[1] + g->points[1] * idx[2])
-                                      : -1;
-                }
+                block_at(g, bi, bj, bk, &tb, point);
                 vec3 u[TREE_BLOCK_POINTS];
                 eddy_tree_velocity_block(&b->tree, v, &b->part, &tb, theta, a, c, u);
                 for (int k = 0; k < TREE_BLOCK_POINTS; ++k)
@@ -960,6 +972,97 @@ Test(tree, multipole_counts_every_vorton_once) {
     eddy_particles_free(&v);
 }
 
+
+typedef void tile_walk_fn(const influence_tree *, const particle_array *, const partition *,
+                          const tree_tile *, float, float, float,
+                          vec3[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]);
+
+/* Tile (ti, tj, tk): its 2x2x2 blocks that lie in the grid, as
+ * eddy_phase_velocity_grid makes it. */
+static void tile_at(const grid_shape *g, const int t[3], tree_tile *tile) {
+    int nb[3];
+    blocks_along(g, nb);
+    memset(tile, 0, sizeof *tile);
+    for (int k = 0; k < TREE_TILE_BLOCKS; ++k) {
+        const int bi[3] = {2 * t[0] + (k & 1), 2 * t[1] + ((k >> 1) & 1), 2 * t[2] + (k >> 2)};
+        if (bi[0] >= nb[0] || bi[1] >= nb[1] || bi[2] >= nb[2]) continue;
+        int point[TREE_BLOCK_POINTS];
+        block_at(g, bi[0], bi[1], bi[2], &tile->block[k], point);
+        for (int ax = 0; ax < 3; ++ax) {
+            tile->lo[ax] = tile->active ? fminf(tile->lo[ax], tile->block[k].lo[ax])
+                                        : tile->block[k].lo[ax];
+            tile->hi[ax] = tile->active ? fmaxf(tile->hi[ax], tile->block[k].hi[ax])
+                                        : tile->block[k].hi[ax];
+        }
+        tile->active |= 1u << k;
+    }
+}
+
+/* Every build of the multipole walk gives the same bits: the plain C lanes,
+ * the four lanes of this build (SSE2 / NEON), the eight AVX lanes where the
+ * CPU has them, and each block walked alone instead of in its tile. Swirl
+ * and noise, auto-mollified (points inside cores) and f = 1. */
+Test(tree, multipole_builds_agree_bitwise) {
+    tile_walk_fn *builds[3] = {eddy_tree_velocity_tile_plain, eddy_tree_velocity_tile_lanes4,
+                               NULL};
+    const char *names[3] = {"plain", "lanes4", "avx"};
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+    if (eddy_tree_avx_available()) builds[2] = eddy_tree_velocity_tile_avx;
+#endif
+    for (int scene = 0; scene < 2; ++scene) {
+        particle_array v;
+        if (scene == 0) scene_swirl(&v, 2048, 41);
+        else scene_uniform(&v, 2048, 2.0f, 0.0f, 43);
+        built b;
+        build(&b, &v, 0.08f, v.count);
+        task_system ts = inline_tasks();
+        cr_assert(eddy_tree_build_moments(&b.tree, &ts, &v, &b.part));
+        const grid_shape *g = &b.grid;
+        int nb[3];
+        blocks_along(g, nb);
+        const int nt[3] = {(nb[0] + 1) / 2, (nb[1] + 1) / 2, (nb[2] + 1) / 2};
+        long compared = 0;
+        for (int f = 0; f < 2; ++f) {
+            const float a = f ? 0.08f : 0.2f, c = f ? 1.0f : 0.064f;
+            for (int n = 0; n < nt[0] * nt[1] * nt[2]; ++n) {
+                const int t[3] = {n % nt[0], (n / nt[0]) % nt[1], n / (nt[0] * nt[1])};
+                tree_tile tile;
+                tile_at(g, t, &tile);
+                vec3 ref[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+                builds[0](&b.tree, &v, &b.part, &tile, EDDY_TREECODE_DEFAULT_OPENING_ANGLE, a, c,
+                          ref);
+                for (int k = 0; k < TREE_TILE_BLOCKS; ++k) {
+                    if (!(tile.active >> k & 1u)) continue;
+                    vec3 one[TREE_BLOCK_POINTS];
+                    eddy_tree_velocity_block(&b.tree, &v, &b.part, &tile.block[k],
+                                             EDDY_TREECODE_DEFAULT_OPENING_ANGLE, a, c, one);
+                    cr_assert(memcmp(one, ref[k], sizeof one) == 0,
+                              "scene %d tile %d block %d: alone differs from the tile", scene, n,
+                              k);
+                    for (int p = 0; p < TREE_BLOCK_POINTS; ++p)
+                        cr_assert(isfinite(one[p].x) && isfinite(one[p].y) && isfinite(one[p].z));
+                }
+                for (int w = 1; w < 3; ++w) {
+                    if (!builds[w]) continue;
+                    vec3 u[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+                    builds[w](&b.tree, &v, &b.part, &tile, EDDY_TREECODE_DEFAULT_OPENING_ANGLE, a,
+                              c, u);
+                    for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
+                        if (tile.active >> k & 1u)
+                            cr_assert(memcmp(u[k], ref[k], sizeof u[k]) == 0,
+                                      "scene %d tile %d block %d: %s differs from plain", scene, n,
+                                      k, names[w]);
+                }
+                compared += __builtin_popcount(tile.active);
+            }
+        }
+        cr_log_info("scene %d: %ld blocks, builds%s%s agree with plain C", scene, compared,
+                    " lanes4", builds[2] ? " avx" : "");
+        cr_assert(compared > 100);
+        built_free(&b);
+        eddy_particles_free(&v);
+    }
+}
 
 /* A flat set (one grid axis of zero size, every query point in the plane of
  * the vortons): the multipole treecode stays finite and well ahead of the

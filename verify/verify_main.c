@@ -100,11 +100,21 @@ static void bless_describe(const verify_golden *old, bool had_old, const verify_
     }
 }
 
-/* The command quoted inside a golden: portable, from the repository root. */
-static void bless_golden_command(const char *scene, int frames, char *out, size_t size) {
+/* The command quoted inside a golden: portable, from the repository root. A
+ * traversal other than the default has its goldens in golden/<traversal>. */
+static void bless_golden_command(const char *scene, int frames, eddy_treecode_traversal treecode,
+                                 char *out, size_t size) {
     const eddy_scene_info *info = eddy_scene_find(scene);
-    int used = snprintf(out, size, "./build/verify/eddy-verify --bless --scene %s --golden golden",
-                        scene);
+    const char *other = treecode == eddy_world_def_default().treecode_traversal ? NULL
+                        : treecode == EDDY_TREECODE_ORIGINAL                   ? "original"
+                                                                               : "multipole";
+    int used = other ? snprintf(out, size,
+                                "./build/verify/eddy-verify --bless --scene %s --treecode %s "
+                                "--golden golden/%s",
+                                scene, other, other)
+                     : snprintf(out, size,
+                                "./build/verify/eddy-verify --bless --scene %s --golden golden",
+                                scene);
     if (info != NULL && frames != info->default_frames && used > 0 && (size_t)used < size)
         snprintf(out + used, size - (size_t)used, " --frames %d", frames);
 }
@@ -122,7 +132,7 @@ static int bless_scene(const verify_options *o, verify_env *env, const char *sce
     if (tty) fprintf(stderr, "\r\033[K");
     int status = ok ? VERIFY_EXIT_OK : VERIFY_EXIT_MISMATCH;
     if (ok) {
-        bless_golden_command(scene, frames, command, sizeof command);
+        bless_golden_command(scene, frames, o->treecode, command, sizeof command);
         if (!verify_golden_write(path, &g, command, message, sizeof message))
             status = VERIFY_EXIT_BAD_FILE;
         else

@@ -48,11 +48,12 @@ typedef enum eddy_velocity_method {
 
 /* How the treecode (EDDY_VELOCITY_TREECODE) walks the influence tree. */
 typedef enum eddy_treecode_traversal {
-    /* Multipole acceptance criterion (default): a cell of edge s whose
+    /* Multipole acceptance criterion (opt-in): a cell of edge s whose
      * centroid lies at distance D from the block of grid points being
-     * evaluated is used as a multipole (summed vorticity and first moments
-     * about its centroid) when s < treecode_opening_angle * D; otherwise it is
-     * opened, down to single vortons. Accuracy in docs/accuracy.md. */
+     * evaluated is used as a multipole (summed vorticity, first and second
+     * moments about its centroid) when s < treecode_opening_angle * D;
+     * otherwise it is opened, down to single vortons. Accuracy and cost in
+     * docs/accuracy.md. */
     EDDY_TREECODE_MULTIPOLE = 0,
     /* The original's traversal, kept for fidelity to the seed (ALGORITHM.md
      * section 4.3): only the cells that contain the query point are opened,
