@@ -352,7 +352,7 @@ int eddy_broad_candidates(const eddy_broad_body *bb, const eddy_broad_box *boxes
             continue;
         }
         for (uint64_t keep = filter_block(bb, box, a, b0, b1); keep != 0; keep &= keep - 1)
-            out[count++] = b0 + __builtin_ctzll(keep);
+            out[count++] = b0 + EDDY_LOWEST_BIT64(keep);
     }
     return count;
 }

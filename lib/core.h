@@ -52,6 +52,19 @@ typedef struct vec3 {
 static inline float fmin_det(float a, float b) { return b < a ? b : a; }
 static inline float fmax_det(float a, float b) { return b > a ? b : a; }
 
+/* Index of the lowest set bit of a nonzero mask: the compiler's builtin
+ * where it has one, a loop elsewhere (MSVC). */
+#if defined(__GNUC__)
+#define EDDY_LOWEST_BIT64(m) __builtin_ctzll(m)
+#else
+#define EDDY_LOWEST_BIT64(m) eddy_lowest_bit64_loop(m)
+static inline int eddy_lowest_bit64_loop(uint64_t m) {
+    int k = 0;
+    while (!(m >> k & 1u)) ++k;
+    return k;
+}
+#endif
+
 /* ---------------------------------------------------------------- particles */
 typedef struct particle_array {
     int count;

@@ -44,15 +44,7 @@ typedef struct tile_eval {
          rest_ &= rest_ - 1u)                                                                \
         for (int g = (int)blk_ * BLOCK_GROUPS; g < ((int)blk_ + 1) * BLOCK_GROUPS; ++g)
 
-static inline int lowest_bit(unsigned m) {
-#if defined(__GNUC__)
-    return __builtin_ctz(m);
-#else
-    int k = 0;
-    while (!(m >> k & 1u)) ++k;
-    return k;
-#endif
-}
+static inline int lowest_bit(unsigned m) { return EDDY_LOWEST_BIT64((uint64_t)m); }
 
 /* The expansion is evaluated group by group, its coefficients read from
  * memory inside (a broadcast load each): kept out of line so that the

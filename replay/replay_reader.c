@@ -102,6 +102,8 @@ static bool grow_int(void **items, int *capacity, int needed, size_t item) {
 }
 
 /* ---------------------------------------------------------------- outcomes */
+static eddy_status vcorrupt(char *message, size_t size, size_t pos, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 static eddy_status vcorrupt(char *message, size_t size, size_t pos, const char *fmt, va_list ap) {
     if (message && size) {
         int n = snprintf(message, size, "corrupt at byte %zu: ", pos);

@@ -208,6 +208,7 @@ static int check_file(const verify_options *o, verify_env *env, const char *name
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", o->corpus_dir, name);
     int status = VERIFY_EXIT_OK;
+    const verify_case *failed = NULL; /* the case that found the file bad */
     for (int p = 0; p < o->pin_count; ++p) {
         verify_case *row = &cases[*n];
         for (int t = 0; t < o->thread_count; ++t) {
@@ -219,10 +220,13 @@ static int check_file(const verify_options *o, verify_env *env, const char *name
             if (status == VERIFY_EXIT_BAD_FILE) {
                 /* The same file at another worker count: the same answer. */
                 c->result = VERIFY_CASE_ERROR;
-                snprintf(c->message, sizeof c->message, "%s", row->message);
+                snprintf(c->message, sizeof c->message, "%s", failed->message);
                 continue;
             }
-            if (!corpus_run(o, env, path, c, tty)) status = VERIFY_EXIT_BAD_FILE;
+            if (!corpus_run(o, env, path, c, tty)) {
+                status = VERIFY_EXIT_BAD_FILE;
+                failed = c;
+            }
             else if (c->result != VERIFY_CASE_PASS) status = VERIFY_EXIT_MISMATCH;
         }
         if (!o->json) print_row(row, o->thread_count);
