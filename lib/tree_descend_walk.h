@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The original treecode traversal (lib/tree.c, tree_descend) for a block of
- * grid points in lanes, written once against a lane type (lib/tree_lanes4.h
- * or lib/tree_lanes8_avx.h) and compiled once per lane width: include a lanes
+ * grid points in lanes, written against the lane type of lib/tree_lanes4.h
+ * and compiled once per lane build (SSE2 / NEON, plain C): include the lanes
  * header, define TREE_DESCEND_ENTRY (the function's name), then include this
  * file.
  *

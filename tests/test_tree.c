@@ -1132,14 +1132,13 @@ typedef void descend_fn(const influence_tree *t, const tree_block *b, float a, f
 /* Every build of the original traversal's block walk against the scalar
  * eddy_tree_velocity_at at each of the block's points, bit for bit. */
 static long check_descend_block(const built *b, const tree_block *tb, const int *point,
-                                descend_fn *const builds[4], const char *const names[4], float a,
+                                descend_fn *const builds[3], const char *const names[3], float a,
                                 float c, const char *what) {
     vec3 ref[TREE_BLOCK_POINTS];
     for (int k = 0; k < TREE_BLOCK_POINTS; ++k)
         ref[k] = eddy_tree_velocity_at(&b->tree, tb->qx[k], tb->qy[k], tb->qz[k], a, c);
     long compared = 0;
-    for (int w = 0; w < 4; ++w) {
-        if (!builds[w]) continue;
+    for (int w = 0; w < 3; ++w) {
         vec3 u[TREE_BLOCK_POINTS];
         builds[w](&b->tree, tb, a, c, u);
         for (int k = 0; k < TREE_BLOCK_POINTS; ++k) {
@@ -1155,19 +1154,17 @@ static long check_descend_block(const built *b, const tree_block *tb, const int 
     return compared;
 }
 
-/* The original traversal in lanes (plain C, this build's four lanes, AVX
- * where the CPU has it, and the block function the step calls) gives the
+/* The original traversal in lanes (plain C, this build's four lanes and the
+ * block function the step calls) gives the
  * scalar walk's bits at every grid point (2x2x2 blocks, as the step groups
  * them) and at query points sitting exactly on base-cell centroids (the
  * d == 0 case, lanes mixed with grid points so that they disagree), on random
  * vorton sets, auto-mollified (points inside cores) and f = 1. */
 Test(tree, descend_lanes_match_scalar_bitwise) {
-    descend_fn *builds[4] = {eddy_tree_velocity_descend_plain, eddy_tree_velocity_descend_lanes4,
-                             NULL, eddy_tree_velocity_descend_block};
-    const char *const names[4] = {"plain", "lanes4", "avx", "block"};
-#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-    if (eddy_tree_avx_available()) builds[2] = eddy_tree_velocity_descend_avx;
-#endif
+    descend_fn *const builds[3] = {eddy_tree_velocity_descend_plain,
+                                   eddy_tree_velocity_descend_lanes4,
+                                   eddy_tree_velocity_descend_block};
+    const char *const names[3] = {"plain", "lanes4", "block"};
     for (int scene = 0; scene < 3; ++scene) {
         particle_array v;
         if (scene == 0) scene_swirl(&v, 2048, 51);
