@@ -514,6 +514,17 @@ void eddy_tree_velocity_tile_avx(const influence_tree *t, const particle_array *
                                  const partition *part, const tree_tile *tile, float theta,
                                  float a, float c, vec3 out[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]);
 bool eddy_tree_avx_available(void);
+/* The original traversal (eddy_tree_velocity_at) at the points of a block
+ * (qx, qy, qz of b; lo/hi unused), one point per lane (lib/tree_descend*.c):
+ * each point gets the bits eddy_tree_velocity_at gives it. The block function
+ * calls the four-lane build (scalar for a one-cell tree); the builds need a
+ * tree of at least two levels. */
+void eddy_tree_velocity_descend_block(const influence_tree *t, const tree_block *b, float a,
+                                      float c, vec3 out[TREE_BLOCK_POINTS]);
+void eddy_tree_velocity_descend_lanes4(const influence_tree *t, const tree_block *b, float a,
+                                       float c, vec3 out[TREE_BLOCK_POINTS]);
+void eddy_tree_velocity_descend_plain(const influence_tree *t, const tree_block *b, float a,
+                                      float c, vec3 out[TREE_BLOCK_POINTS]);
 /* Direct summation at q over all vortons. */
 vec3 eddy_direct_velocity_at(const particle_array *v, float qx, float qy, float qz, float a);
 

@@ -16,7 +16,9 @@
  * Evaluation at q, the original's traversal (EDDY_TREECODE_ORIGINAL):
  * descend from the root; at each level the child cells that contain q (with
  * a margin of 1e-4 cell) are opened, the others contribute their supervorton;
- * at the lowest level the children contribute as supervortons.
+ * at the lowest level the children contribute as supervortons. The step runs
+ * this walk for a block of grid points at once, one point per lane, with each
+ * point's bits unchanged (lib/tree_descend_walk.h).
  *
  * Evaluation of a block of grid points, the multipole traversal (opt-in):
  * one walk per block from the root; a cell of edge s whose centroid lies at

@@ -25,6 +25,8 @@ static inline vf vf_sqrt(vf a) { return _mm_sqrt_ps(a); }
 static inline vm vf_lt(vf a, vf b) { return _mm_cmplt_ps(a, b); }
 static inline vm vf_gt(vf a, vf b) { return _mm_cmpgt_ps(a, b); }
 static inline vm vm_andnot(vm not_a, vm b) { return _mm_andnot_ps(not_a, b); }
+static inline vm vm_and(vm a, vm b) { return _mm_and_ps(a, b); }
+static inline vm vm_or(vm a, vm b) { return _mm_or_ps(a, b); }
 static inline vf vf_select(vm m, vf a, vf b) {
     return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));
 }
@@ -46,6 +48,8 @@ static inline vf vf_sqrt(vf a) { return vsqrtq_f32(a); }
 static inline vm vf_lt(vf a, vf b) { return vcltq_f32(a, b); }
 static inline vm vf_gt(vf a, vf b) { return vcgtq_f32(a, b); }
 static inline vm vm_andnot(vm not_a, vm b) { return vbicq_u32(b, not_a); }
+static inline vm vm_and(vm a, vm b) { return vandq_u32(a, b); }
+static inline vm vm_or(vm a, vm b) { return vorrq_u32(a, b); }
 static inline vf vf_select(vm m, vf a, vf b) { return vbslq_f32(m, a, b); }
 static inline vf vf_max(vf a, vf b) { return vmaxq_f32(a, b); }
 static inline vm vf_ge(vf a, vf b) { return vcgeq_f32(a, b); }
@@ -90,6 +94,16 @@ static inline unsigned vm_bits(vm m) {
 static inline vm vm_andnot(vm not_a, vm b) {
     vm r;
     for (int k = 0; k < 4; ++k) r.v[k] = !not_a.v[k] && b.v[k];
+    return r;
+}
+static inline vm vm_and(vm a, vm b) {
+    vm r;
+    for (int k = 0; k < 4; ++k) r.v[k] = a.v[k] && b.v[k];
+    return r;
+}
+static inline vm vm_or(vm a, vm b) {
+    vm r;
+    for (int k = 0; k < 4; ++k) r.v[k] = a.v[k] || b.v[k];
     return r;
 }
 #endif

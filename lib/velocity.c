@@ -6,6 +6,9 @@
  * influence tree (with first moments for the multipole traversal).
  * eddy_phase_velocity_grid fills the velocity at every grid point by the
  * treecode (default) or by direct summation, each point owned by one chunk.
+ * The original treecode traversal walks the tree once per block of 2x2x2
+ * grid points, one point per lane (lib/tree_descend_walk.h), each point
+ * getting the bits of its own scalar walk (eddy_tree_velocity_at).
  * The multipole treecode evaluates blocks of 2x2x2 grid points (the corners
  * of one base cell, fewer on the last faces), 2x2x2 blocks (a tile) per walk
  * of the tree: every point of a block summed in its block's traversal order.
@@ -14,7 +17,7 @@
  * f r with f = max(length_scale * cbrt(V_cell) / r, 1) for the treecode. */
 #include "core.h"
 
-enum { VELOCITY_CHUNK = 64, DIRECT_CHUNK = 16, TILE_CHUNK = 1 };
+enum { DESCEND_CHUNK = 8, DIRECT_CHUNK = 16, TILE_CHUNK = 1 };
 
 bool eddy_phase_build_grid(eddy_world *w) {
     w->grid_valid = false;
@@ -62,15 +65,6 @@ static inline void point_position(const grid_shape *g, int p, float q[3]) {
     q[2] = g->min[2] + (float)k * g->spacing[2];
 }
 
-static void tree_chunk(int chunk, int begin, int end, void *context) {
-    const velocity_job *job = context;
-    for (int p = begin; p < end; ++p) {
-        float q[3];
-        point_position(&job->w->grid, p, q);
-        job->out[p] = eddy_tree_velocity_at(&job->w->tree, q[0], q[1], q[2], job->a, job->c);
-    }
-}
-
 static inline int blocks_along(const grid_shape *g, int axis) { return (g->points[axis] + 1) / 2; }
 
 /* Block n: grid points (2 bi + dx, 2 bj + dy, 2 bk + dz), lane dx + 2 dy + 4 dz;
@@ -99,6 +93,21 @@ static void block_points(const grid_shape *g, int n, tree_block *b, int point[TR
         b->qy[k] = g->min[1] + (float)idx[1] * g->spacing[1];
         b->qz[k] = g->min[2] + (float)idx[2] * g->spacing[2];
         point[k] = inside ? idx[0] + g->points[0] * (idx[1] + g->points[1] * idx[2]) : -1;
+    }
+}
+
+/* The original traversal, one block of 2x2x2 grid points per walk (lanes of
+ * lib/tree_descend_walk.h; each point gets eddy_tree_velocity_at's bits). */
+static void descend_chunk(int chunk, int begin, int end, void *context) {
+    const velocity_job *job = context;
+    for (int n = begin; n < end; ++n) {
+        tree_block b;
+        int point[TREE_BLOCK_POINTS];
+        block_points(&job->w->grid, n, &b, point);
+        vec3 u[TREE_BLOCK_POINTS];
+        eddy_tree_velocity_descend_block(&job->w->tree, &b, job->a, job->c, u);
+        for (int p = 0; p < TREE_BLOCK_POINTS; ++p)
+            if (point[p] >= 0) job->out[point[p]] = u[p];
     }
 }
 
@@ -171,11 +180,12 @@ void eddy_phase_velocity_grid(eddy_world *w) {
     if (w->def.velocity_method == EDDY_VELOCITY_TREECODE) {
         const float f = w->mollify;
         velocity_job job = {w, w->velocity, r * f, 1.0f / (f * f * f)};
+        const grid_shape *g = &w->grid;
         if (w->def.treecode_traversal == EDDY_TREECODE_ORIGINAL) {
-            eddy_parallel_for(&w->tasks, points, VELOCITY_CHUNK, tree_chunk, &job);
+            const int blocks = blocks_along(g, 0) * blocks_along(g, 1) * blocks_along(g, 2);
+            eddy_parallel_for(&w->tasks, blocks, DESCEND_CHUNK, descend_chunk, &job);
             return;
         }
-        const grid_shape *g = &w->grid;
         const int tiles = tiles_along(g, 0) * tiles_along(g, 1) * tiles_along(g, 2);
         eddy_parallel_for(&w->tasks, tiles, TILE_CHUNK, multipole_chunk, &job);
         return;

@@ -1123,3 +1123,125 @@ Test(tree, world_def_checks_the_treecode_fields) {
     cr_assert_eq(eddy_world_def_validate(&d, message, sizeof message), EDDY_ERROR_INVALID_DEF);
     cr_assert(strstr(message, "treecode_traversal") != NULL, "%s", message);
 }
+
+/* ------------------------------------------ original traversal in lanes */
+
+typedef void descend_fn(const influence_tree *t, const tree_block *b, float a, float c,
+                        vec3 out[TREE_BLOCK_POINTS]);
+
+/* Every build of the original traversal's block walk against the scalar
+ * eddy_tree_velocity_at at each of the block's points, bit for bit. */
+static long check_descend_block(const built *b, const tree_block *tb, const int *point,
+                                descend_fn *const builds[3], const char *const names[3], float a,
+                                float c, const char *what) {
+    vec3 ref[TREE_BLOCK_POINTS];
+    for (int k = 0; k < TREE_BLOCK_POINTS; ++k)
+        ref[k] = eddy_tree_velocity_at(&b->tree, tb->qx[k], tb->qy[k], tb->qz[k], a, c);
+    long compared = 0;
+    for (int w = 0; w < 3; ++w) {
+        vec3 u[TREE_BLOCK_POINTS];
+        builds[w](&b->tree, tb, a, c, u);
+        for (int k = 0; k < TREE_BLOCK_POINTS; ++k) {
+            if (point && point[k] < 0) continue;
+            cr_assert(memcmp(&u[k], &ref[k], sizeof u[k]) == 0,
+                      "%s lane %d (%g %g %g): %s gives (%a %a %a), scalar (%a %a %a)", what, k,
+                      (double)tb->qx[k], (double)tb->qy[k], (double)tb->qz[k], names[w],
+                      (double)u[k].x, (double)u[k].y, (double)u[k].z, (double)ref[k].x,
+                      (double)ref[k].y, (double)ref[k].z);
+            ++compared;
+        }
+    }
+    return compared;
+}
+
+/* The original traversal in lanes (plain C, this build's four lanes and the
+ * block function the step calls) gives the
+ * scalar walk's bits at every grid point (2x2x2 blocks, as the step groups
+ * them) and at query points sitting exactly on base-cell centroids (the
+ * d == 0 case, lanes mixed with grid points so that they disagree), on random
+ * vorton sets, auto-mollified (points inside cores) and f = 1. */
+Test(tree, descend_lanes_match_scalar_bitwise) {
+    descend_fn *const builds[3] = {eddy_tree_velocity_descend_plain,
+                                   eddy_tree_velocity_descend_lanes4,
+                                   eddy_tree_velocity_descend_block};
+    const char *const names[3] = {"plain", "lanes4", "block"};
+    for (int scene = 0; scene < 3; ++scene) {
+        particle_array v;
+        if (scene == 0) scene_swirl(&v, 2048, 51);
+        else if (scene == 1) scene_uniform(&v, 2048, 2.0f, 0.0f, 53);
+        else scene_uniform(&v, 300, 1.0f, 0.5f, 57);
+        built b;
+        build(&b, &v, 0.08f, v.count);
+        cr_assert(b.tree.levels >= 2);
+        const grid_shape *g = &b.grid;
+        int nb[3];
+        blocks_along(g, nb);
+        long compared = 0;
+        for (int f = 0; f < 2; ++f) {
+            const float a = f ? 0.08f : 0.2f, c = f ? 1.0f : 0.064f;
+            for (int bk = 0; bk < nb[2]; ++bk)
+                for (int bj = 0; bj < nb[1]; ++bj)
+                    for (int bi = 0; bi < nb[0]; ++bi) {
+                        tree_block tb;
+                        int point[TREE_BLOCK_POINTS];
+                        block_at(g, bi, bj, bk, &tb, point);
+                        compared += check_descend_block(&b, &tb, point, builds, names, a, c,
+                                                        "grid block");
+                    }
+            /* centroids of base cells in the even lanes, grid points in the odd */
+            const int cells = grid_cell_count(&b.tree.layer[0]);
+            int lane = 0, centroids = 0;
+            tree_block tb;
+            memset(&tb, 0, sizeof tb);
+            for (int cell = 0; cell < cells; ++cell) {
+                const supervorton *s = &b.tree.cells[0][cell];
+                if (!(s->weight > 0.0f)) continue;
+                float q[3] = {s->px, s->py, s->pz};
+                if (lane & 1)
+                    for (int ax = 0; ax < 3; ++ax)
+                        q[ax] = g->min[ax] + (float)((cell + ax) % g->points[ax]) * g->spacing[ax];
+                tb.qx[lane] = q[0];
+                tb.qy[lane] = q[1];
+                tb.qz[lane] = q[2];
+                centroids += !(lane & 1);
+                if (++lane == TREE_BLOCK_POINTS) {
+                    compared += check_descend_block(&b, &tb, NULL, builds, names, a, c,
+                                                    "centroid block");
+                    lane = 0;
+                }
+            }
+            cr_assert(centroids > 10);
+        }
+        cr_log_info("scene %d: %ld lane results equal the scalar walk's", scene, compared);
+        cr_assert(compared > 1000);
+        built_free(&b);
+        eddy_particles_free(&v);
+    }
+}
+
+/* A tree of one cell (a single vorton) has nothing to walk: the block
+ * function gives the scalar bits there too. */
+Test(tree, descend_block_one_cell_tree_is_scalar) {
+    particle_array v;
+    vortons_init(&v, 1);
+    push(&v, 0.1f, -0.2f, 0.3f, 0.5f, -1.0f, 2.0f);
+    built b;
+    build(&b, &v, 0.08f, v.count);
+    cr_assert_eq(b.tree.levels, 1);
+    tree_block tb;
+    memset(&tb, 0, sizeof tb);
+    for (int k = 0; k < TREE_BLOCK_POINTS; ++k) {
+        tb.qx[k] = 0.1f + 0.05f * (float)k;
+        tb.qy[k] = -0.2f;
+        tb.qz[k] = 0.3f - 0.01f * (float)k;
+    }
+    vec3 u[TREE_BLOCK_POINTS];
+    eddy_tree_velocity_descend_block(&b.tree, &tb, 0.08f, 1.0f, u);
+    for (int k = 0; k < TREE_BLOCK_POINTS; ++k) {
+        const vec3 ref = eddy_tree_velocity_at(&b.tree, tb.qx[k], tb.qy[k], tb.qz[k], 0.08f, 1.0f);
+        cr_assert(memcmp(&u[k], &ref, sizeof ref) == 0, "lane %d differs from scalar", k);
+    }
+    cr_assert(u[1].y != 0.0f, "the vorton induces a velocity");
+    built_free(&b);
+    eddy_particles_free(&v);
+}
