@@ -27,8 +27,16 @@
  *    and velocities the body already has, so snapshots are unchanged. A
  *    dynamic container carries its interior and its rotation's centrifugal
  *    term, but the fluid does not feel its linear acceleration.
- *    The Coriolis term (-2 W x u) is left out: it only turns the relative
- *    flow, and the scenes turn slowly (2 rad/s in rotating_container).
+ *    The Coriolis force -2 W x u does no work but turns the relative flow.
+ *    Its curl is 2 (W . grad) u for a steady W (div u = 0), so it enters the
+ *    vorticity equation beside the stretching term: lib/stretch.c adds
+ *    dt 2 (W . grad) u to every vorton inside a turning container, with the
+ *    same velocity Jacobian (eddy_frame_rotation_at gives W). Like every
+ *    vorticity source in eddy it acts where the vortons are: vorticity it
+ *    would raise in fluid that holds no vorton is not represented. The
+ *    Euler force's curl, -2 dW/dt, is not applied: it is the lag of a fluid
+ *    whose container spins up under it, and here the container carries its
+ *    interior (point 1), i.e. spin-up is immediate by design.
  *
  * Why this and not walls that push: the fluid here has no pressure, so a wall
  * can only move particles one at a time and never the fluid between them.
@@ -133,6 +141,30 @@ bool eddy_frames_accelerate(const eddy_world *w) {
     for (int s = 0; s < w->body_count; ++s)
         if (eddy_body_carries_fluid(&w->bodies[s]) && frame_accelerates(&w->bodies[s])) return true;
     return false;
+}
+
+static bool frame_rotates(const body *b) {
+    const float *om = b->angular_velocity;
+    return om[0] != 0.0f || om[1] != 0.0f || om[2] != 0.0f;
+}
+
+bool eddy_frames_rotate(const eddy_world *w) {
+    for (int s = 0; s < w->body_count; ++s)
+        if (eddy_body_carries_fluid(&w->bodies[s]) && frame_rotates(&w->bodies[s])) return true;
+    return false;
+}
+
+vec3 eddy_frame_rotation_at(const eddy_world *w, vec3 x) {
+    for (int s = 0; s < w->body_count; ++s) {
+        const body *b = &w->bodies[s];
+        if (!eddy_body_carries_fluid(b)) continue;
+        const vec3 c = {b->position[0], b->position[1], b->position[2]};
+        mat3 r;
+        memcpy(r.m, b->rotation, sizeof r.m);
+        if (!inside_box(b, c, &r, x)) continue;
+        return (vec3){b->angular_velocity[0], b->angular_velocity[1], b->angular_velocity[2]};
+    }
+    return (vec3){0.0f, 0.0f, 0.0f};
 }
 
 vec3 eddy_frame_apparent_gravity(const eddy_world *w, vec3 x, vec3 g_scaled, float scale) {

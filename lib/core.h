@@ -404,6 +404,8 @@ eddy_body_pose eddy_body_pose_of(const body *b);
 void eddy_carry_interior(eddy_world *w, const body *b, const eddy_body_pose *old);
 bool eddy_frames_accelerate(const eddy_world *w);
 vec3 eddy_frame_apparent_gravity(const eddy_world *w, vec3 x, vec3 g_scaled, float scale);
+bool eddy_frames_rotate(const eddy_world *w);
+vec3 eddy_frame_rotation_at(const eddy_world *w, vec3 x); /* W of the carrying container, or 0 */
 void eddy_phase_diffuse(eddy_world *w, float dt);
 void eddy_phase_advect_vortons(eddy_world *w, float dt);
 void eddy_phase_diagnostics(eddy_world *w);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Vortex stretching and tilting: d(omega)/dt = gain * (omega . grad) u (D4).
+/* Vortex stretching and tilting: d(omega)/dt = gain * (omega . grad) u (D4),
+ * and inside a turning container the Coriolis term 2 (W . grad) u (W its
+ * angular velocity; lib/carry.c, point 3), added after the stretching.
  *
  * The velocity Jacobian is taken on the grid by finite differences (centred
  * inside, one-sided on the faces); each vorton interpolates it. Grid points
@@ -76,7 +78,17 @@ static vec3 stretch_tilt(vec3 o, vec3 s, float h) {
 typedef struct stretch_job {
     eddy_world *w;
     float gain_dt;
+    float coriolis_dt; /* 2 dt where a container turns, else 0 */
 } stretch_job;
+
+/* The Coriolis term of a vorton in a turning container (lib/carry.c, point
+ * 3): 2 dt (W . grad) u, from the same interpolated Jacobian rows. */
+static vec3 coriolis_change(const stretch_job *job, vec3 x, vec3 gx, vec3 gy, vec3 gz) {
+    const vec3 om = eddy_frame_rotation_at(job->w, x);
+    const vec3 d = {om.x * gx.x + om.y * gy.x + om.z * gz.x, om.x * gx.y + om.y * gy.y + om.z * gz.y,
+                    om.x * gx.z + om.y * gy.z + om.z * gz.z};
+    return v3_scale(d, job->coriolis_dt);
+}
 
 static void stretch_chunk(int chunk, int begin, int end, void *context) {
     const stretch_job *job = context;
@@ -93,7 +105,8 @@ static void stretch_chunk(int chunk, int begin, int end, void *context) {
         /* (omega . grad) u = ox du/dx + oy du/dy + oz du/dz */
         const vec3 s = {o.x * gx.x + o.y * gy.x + o.z * gz.x, o.x * gx.y + o.y * gy.y + o.z * gz.y,
                         o.x * gx.z + o.y * gy.z + o.z * gz.z};
-        const vec3 o1 = stretch_tilt(o, s, job->gain_dt);
+        vec3 o1 = job->gain_dt != 0.0f ? stretch_tilt(o, s, job->gain_dt) : o;
+        if (job->coriolis_dt != 0.0f) o1 = v3_add(o1, coriolis_change(job, (vec3){x, y, z}, gx, gy, gz));
         v->wx[i] = o1.x;
         v->wy[i] = o1.y;
         v->wz[i] = o1.z;
@@ -105,7 +118,8 @@ void eddy_phase_stretch(eddy_world *w, float dt) {
     const int points = grid_point_count(&w->grid);
     jacobian_job jj = {&w->grid, w->velocity, {w->jacobian, w->jacobian + points, w->jacobian + 2 * points}};
     eddy_parallel_for(&w->tasks, points, JACOBIAN_CHUNK, jacobian_chunk, &jj);
-    if (w->def.stretch_gain == 0.0f) return;
-    stretch_job sj = {w, w->def.stretch_gain * dt};
+    const float coriolis_dt = eddy_frames_rotate(w) ? 2.0f * dt : 0.0f;
+    if (w->def.stretch_gain == 0.0f && coriolis_dt == 0.0f) return;
+    stretch_job sj = {w, w->def.stretch_gain * dt, coriolis_dt};
     eddy_parallel_for(&w->tasks, w->vortons.count, STRETCH_CHUNK, stretch_chunk, &sj);
 }

@@ -15,6 +15,8 @@
  *   benchmark's).
  * - Sloshing: the heavy layer's surface tilts against the container's
  *   acceleration, measured against the quasi-static tan(theta) = a / g.
+ * - Coriolis: a ring in a turning box turns against the rotation in the
+ *   box's frame, by mirror-image angles for opposite rotations.
  *
  * Every test logs what it measured (--verbose). Runtime: about 35 s of CPU
  * with 2 workers (the 2,000-frame containment runs it replaced in
@@ -365,4 +367,51 @@ Test(containers, sloshing_surface_tilts_against_acceleration, .timeout = 300) {
                  back, peak);
     cr_expect_lt(across, 0.1 * fabs(expected), "tilt across the acceleration %.4f", across);
     eddy_world_destroy(w);
+}
+
+/* ---------------------------------------------------------------- Coriolis */
+/* The vortex_ring scene (a ring moving along +x) inside a closed box of
+ * half-edge 4 that turns about z at `rate` rad/s. The box carries the ring
+ * round with it; seen in the box's frame, the Coriolis force -2 W x u turns
+ * the relative flow to the right of its motion when W points along +z, so
+ * the ring's linear impulse turns toward -y (lib/carry.c point 3,
+ * lib/stretch.c). Returns the angle (rad) of the impulse in the box's frame
+ * about z after `frames` frames. */
+static double ring_turn_in_turning_box(float rate, int frames) {
+    eddy_world *w = scene_world("vortex_ring");
+    eddy_body_def b = eddy_body_def_default();
+    b.shape = eddy_shape_hole(eddy_shape_box((eddy_vec3){4.0f, 4.0f, 4.0f}));
+    b.type = EDDY_BODY_KINEMATIC;
+    b.mass = 1.0e5f;
+    b.gravity = false;
+    b.thermal_conductivity = 0.0f;
+    b.angular_velocity = (eddy_vec3){0.0f, 0.0f, rate};
+    eddy_body_id id;
+    cr_assert_eq(eddy_world_create_body(w, &b, &id), EDDY_OK);
+    for (int f = 0; f < frames; ++f) step_with(w, NULL);
+    const eddy_diagnostics d = eddy_world_get_diagnostics(w);
+    eddy_body_state s;
+    cr_assert_eq(eddy_world_get_body(w, id, &s), EDDY_OK);
+    /* the impulse in the box's frame: turned back by the box's angle about z */
+    const double angle = 2.0 * atan2(D(s.orientation.z), D(s.orientation.w));
+    const double px = d.linear_impulse[0], py = d.linear_impulse[1];
+    const double rx = cos(angle) * px + sin(angle) * py, ry = -sin(angle) * px + cos(angle) * py;
+    eddy_world_destroy(w);
+    return atan2(ry, rx);
+}
+
+Test(containers, coriolis_turns_a_ring_against_the_rotation, .timeout = 120) {
+    const int frames = 60;
+    const double still = ring_turn_in_turning_box(0.0f, frames);
+    const double left = ring_turn_in_turning_box(1.0f, frames);
+    const double right = ring_turn_in_turning_box(-1.0f, frames);
+    cr_log_info("ring impulse turned in the box's frame after %d frames: %.4f rad (box still), "
+                "%.4f (turning at +1 rad/s about z), %.4f (-1 rad/s)",
+                frames, still, left, right);
+    cr_expect_lt(fabs(still), 0.01, "a still box turned the ring by %.4f rad", still);
+    cr_expect_lt(left, -0.2, "box turning at +1 rad/s: the ring turned %.4f rad, not toward -y",
+                 left);
+    /* the two runs are mirror images in y (the ring is symmetric in y) */
+    cr_expect_lt(fabs(left + right), 0.02 * fabs(left),
+                 "opposite rotations turned the ring by %.4f and %.4f rad", left, right);
 }
