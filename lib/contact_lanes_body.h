@@ -58,9 +58,9 @@ static inline vf lanes_dot_s(const float m[3], vf b0, vf b1, vf b2) {
 }
 
 /* The contact of four tracers with the faces: q in the body frame, the
- * largest plane distance, its plane's body and world normals. */
+ * largest plane distance and its plane (an exact small integer per lane). */
 typedef struct lanes_face {
-    vf q[3], best, nb[3], nw[3];
+    vf q[3], best, plane;
 } lanes_face;
 
 static lanes_face lanes_nearest_face(const eddy_contact_body *b, const vf d[3]) {
@@ -70,20 +70,21 @@ static lanes_face lanes_nearest_face(const eddy_contact_body *b, const vf d[3]) 
         f.q[c] = lanes_dot_s(col, d[0], d[1], d[2]);
     }
     f.best = vf_splat(-EDDY_FLT_MAX);
-    for (int c = 0; c < 3; ++c) { /* plane 0 when every comparison fails */
-        f.nb[c] = vf_splat(b->n[0][c]);
-        f.nw[c] = vf_splat(b->nw[0][c]);
-    }
+    f.plane = vf_splat(0.0f); /* plane 0 when every comparison fails */
     for (int i = 0; i < b->plane_count; ++i) {
         const vf dist = vf_sub(lanes_dot_s(b->n[i], f.q[0], f.q[1], f.q[2]), vf_splat(b->offset[i]));
         const vm better = vf_gt(dist, f.best);
         f.best = vf_select(better, dist, f.best);
-        for (int c = 0; c < 3; ++c) {
-            f.nb[c] = vf_select(better, vf_splat(b->n[i][c]), f.nb[c]);
-            f.nw[c] = vf_select(better, vf_splat(b->nw[i][c]), f.nw[c]);
-        }
+        f.plane = vf_select(better, vf_splat((float)i), f.plane);
     }
     return f;
+}
+
+/* Each lane's plane normal from a table (body or world frame). */
+static void lanes_normal(const float (*table)[3], const int plane[4], vf n[3]) {
+    for (int c = 0; c < 3; ++c)
+        n[c] = vf_set4(table[plane[0]][c], table[plane[1]][c], table[plane[2]][c],
+                       table[plane[3]][c]);
 }
 
 static inline void lanes_cross(const vf a[3], const vf b[3], vf out[3]) {
@@ -144,11 +145,17 @@ static void lanes_four(const eddy_contact_body *b, const eddy_contact_rules *k,
         scalar = vm_bits(vm_andnot(outside, near));
         if (hit != 0) {
             lanes_gather_motion(k, a, i, &p);
-            vf cb[3], cw[3];
-            for (int c = 0; c < 3; ++c) cb[c] = vf_sub(f.q[c], vf_mul(f.nb[c], f.best));
+            float lane_plane[4];
+            vf_store(lane_plane, f.plane);
+            int plane[4];
+            for (int l = 0; l < 4; ++l) plane[l] = (int)lane_plane[l];
+            vf nb[3], nw[3], cb[3], cw[3];
+            lanes_normal(b->n, plane, nb);
+            lanes_normal(b->nw, plane, nw);
+            for (int c = 0; c < 3; ++c) cb[c] = vf_sub(f.q[c], vf_mul(nb[c], f.best));
             for (int c = 0; c < 3; ++c)
                 cw[c] = vf_add(vf_splat(b->x[c]), lanes_dot_s(b->r[c], cb[0], cb[1], cb[2]));
-            lanes_hit(b, k, &p, cw, f.nw, out, from);
+            lanes_hit(b, k, &p, cw, nw, out, from);
         }
     }
     for (int l = 0; l < 4 && from + l < count; ++l)
