@@ -293,17 +293,20 @@ static int filter_sse2(const eddy_broad_body *bb, const block_planes *p, const p
     const __m128 cx = _mm_set1_ps((float)bb->centre[0]), cy = _mm_set1_ps((float)bb->centre[1]),
                  cz = _mm_set1_ps((float)bb->centre[2]);
     const bool solid = bb->kind == EDDY_BROAD_SOLID;
+    __m128 m[EDDY_MAX_PLANES][4]; /* each face's normal and limit, broadcast once */
+    for (int f = 0; f < p->count; ++f) {
+        for (int k = 0; k < 3; ++k) m[f][k] = _mm_set1_ps(p->m[f][k]);
+        m[f][3] = _mm_set1_ps(p->limit[f]);
+    }
     for (int i = begin; i < stop; i += 4) {
         const __m128 x = _mm_sub_ps(_mm_loadu_ps(a->px + i), cx);
         const __m128 y = _mm_sub_ps(_mm_loadu_ps(a->py + i), cy);
         const __m128 z = _mm_sub_ps(_mm_loadu_ps(a->pz + i), cz);
         __m128 flag = _mm_setzero_ps(); /* solid: skip; hole: near */
         for (int f = 0; f < p->count; ++f) {
-            const __m128 s = _mm_add_ps(
-                _mm_add_ps(_mm_mul_ps(_mm_set1_ps(p->m[f][0]), x), _mm_mul_ps(_mm_set1_ps(p->m[f][1]), y)),
-                _mm_mul_ps(_mm_set1_ps(p->m[f][2]), z));
-            const __m128 limit = _mm_set1_ps(p->limit[f]);
-            flag = _mm_or_ps(flag, solid ? _mm_cmpge_ps(s, limit) : _mm_cmpnle_ps(s, limit));
+            const __m128 s = _mm_add_ps(_mm_add_ps(_mm_mul_ps(m[f][0], x), _mm_mul_ps(m[f][1], y)),
+                                        _mm_mul_ps(m[f][2], z));
+            flag = _mm_or_ps(flag, solid ? _mm_cmpge_ps(s, m[f][3]) : _mm_cmpnle_ps(s, m[f][3]));
         }
         unsigned bits = (unsigned)_mm_movemask_ps(flag);
         if (solid) bits = ~bits & 0xfu;
