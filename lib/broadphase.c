@@ -162,16 +162,6 @@ static void fit_block(eddy_broad_box *box, const particle_array *a, int begin, i
     box->finite = bad == 0;
 }
 
-void eddy_broad_include(eddy_broad_box *boxes, int particle, vec3 x) {
-    eddy_broad_box *box = &boxes[particle / EDDY_BROAD_BLOCK];
-    const float p[3] = {x.x, x.y, x.z};
-    for (int k = 0; k < 3; ++k) {
-        box->lo[k] = p[k] < box->lo[k] ? p[k] : box->lo[k];
-        box->hi[k] = p[k] > box->hi[k] ? p[k] : box->hi[k];
-        if (nonfinite_bits(p[k])) box->finite = 0;
-    }
-}
-
 static int block_end(int block, int end) {
     const int e = (block + 1) * EDDY_BROAD_BLOCK;
     return e < end ? e : end;
