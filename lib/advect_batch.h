@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tracer advection four (SSE2) or eight (AVX2) tracers at a time.
+/* Tracer advection four (SSE2) or eight (AVX) tracers at a time.
  *
  * Internal to lib/: advect.c calls eddy_tracer_batches for the bulk of each
  * chunk and finishes the remainder with its one-tracer loop. Every batch path
@@ -29,6 +29,12 @@ int eddy_tracer_batches(const grid_shape *g, const float *flow, float dt, vec3 w
 /* The SSE2 batch: every x86-64 CPU. */
 int eddy_tracer_batches_sse2(const grid_shape *g, const float *flow, float dt, vec3 wind,
                              tracer_out out, int begin, int end);
+/* The AVX batch, eight at a time (lib/advect_avx.c; x86-64 builds only, call
+ * only when eddy_tracer_batches_avx_available()). */
+int eddy_tracer_batches_avx(const grid_shape *g, const float *flow, float dt, vec3 wind,
+                            tracer_out out, int begin, int end);
+/* True when this build has the AVX batch and the CPU runs it. */
+bool eddy_tracer_batches_avx_available(void);
 #endif
 
 #endif

@@ -93,9 +93,22 @@ int eddy_tracer_batches_sse2(const grid_shape *g, const float *flow, float dt, v
 }
 #endif
 
+#if defined(EDDY_HAVE_ADVECT_AVX)
+#define EDDY_CPU_HAS_AVX() __builtin_cpu_supports("avx")
+#else
+#define EDDY_CPU_HAS_AVX() false
+#endif
+
 #if defined(EDDY_TRACER_BATCH)
+bool eddy_tracer_batches_avx_available(void) { return EDDY_CPU_HAS_AVX(); }
+
+/* The widest build the CPU runs (AVX: eight at a time, then SSE2 for a last
+ * four); every build gives the same bits (tests/test_advect.c). */
 int eddy_tracer_batches(const grid_shape *g, const float *flow, float dt, vec3 wind,
                         tracer_out out, int begin, int end) {
+#if defined(EDDY_HAVE_ADVECT_AVX)
+    if (EDDY_CPU_HAS_AVX()) begin = eddy_tracer_batches_avx(g, flow, dt, wind, out, begin, end);
+#endif
     return eddy_tracer_batches_sse2(g, flow, dt, wind, out, begin, end);
 }
 #endif

@@ -17,11 +17,13 @@
  *    face of a solid (the whole box on the far side of that face's plane
  *    moved out by reach), or, in a container, farther than reach inside
  *    every wall. Bounds are computed in double from the box.
- * 2. Particles. In a block that is not skipped, a particle of a solid is
- *    skipped when it is beyond reach of one face, and a particle of a
- *    container when it is farther than reach inside every wall: one dot
- *    product per face with the world-frame normal R n_i, in float, over the
- *    faces that can decide for some point of the block's box.
+ * 2. Particles. In a block that is not skipped, a particle of a sphere is
+ *    skipped when it is outside the bounding ball grown by the block test's
+ *    margin, a particle of a solid when it is beyond reach of one face, and
+ *    a particle of a container when it is farther than reach inside every
+ *    wall: one dot product per face with the world-frame normal R n_i, in
+ *    float, over the faces that can decide for some point of the block's
+ *    box.
  *
  * Why the result is the same bits. The narrow phase leaves a particle
  * untouched exactly when (sphere, bounding ball) its squared distance from
@@ -37,7 +39,10 @@
  * test. The broad phase skips only with a margin of 1e-4 S + 1e-15 beyond
  * reach, over 20 times both errors together plus what flushing denormals
  * to zero can lose, so every skipped particle is one the narrow phase
- * leaves untouched, whatever the rounding.
+ * leaves untouched, whatever the rounding. A sphere's particle test is
+ * exact: its squared distance is the narrow phase's (the same float
+ * operations on the same floats, the centre being the body's float
+ * position), compared with a larger bound, (R + reach)^2 (1 + 1e-4)^2.
  * Skipped particles add nothing to a body's impulse (the narrow phase adds
  * only for touched particles) and the touched ones are visited in ascending
  * index as before, so every sum keeps its order. NaN or infinity anywhere
@@ -155,16 +160,6 @@ static void fit_block(eddy_broad_box *box, const particle_array *a, int begin, i
         box->hi[k] = hi[k];
     }
     box->finite = bad == 0;
-}
-
-void eddy_broad_include(eddy_broad_box *boxes, int particle, vec3 x) {
-    eddy_broad_box *box = &boxes[particle / EDDY_BROAD_BLOCK];
-    const float p[3] = {x.x, x.y, x.z};
-    for (int k = 0; k < 3; ++k) {
-        box->lo[k] = p[k] < box->lo[k] ? p[k] : box->lo[k];
-        box->hi[k] = p[k] > box->hi[k] ? p[k] : box->hi[k];
-        if (nonfinite_bits(p[k])) box->finite = 0;
-    }
 }
 
 static int block_end(int block, int end) {
@@ -288,17 +283,20 @@ static int filter_sse2(const eddy_broad_body *bb, const block_planes *p, const p
     const __m128 cx = _mm_set1_ps((float)bb->centre[0]), cy = _mm_set1_ps((float)bb->centre[1]),
                  cz = _mm_set1_ps((float)bb->centre[2]);
     const bool solid = bb->kind == EDDY_BROAD_SOLID;
+    __m128 m[EDDY_MAX_PLANES][4]; /* each face's normal and limit, broadcast once */
+    for (int f = 0; f < p->count; ++f) {
+        for (int k = 0; k < 3; ++k) m[f][k] = _mm_set1_ps(p->m[f][k]);
+        m[f][3] = _mm_set1_ps(p->limit[f]);
+    }
     for (int i = begin; i < stop; i += 4) {
         const __m128 x = _mm_sub_ps(_mm_loadu_ps(a->px + i), cx);
         const __m128 y = _mm_sub_ps(_mm_loadu_ps(a->py + i), cy);
         const __m128 z = _mm_sub_ps(_mm_loadu_ps(a->pz + i), cz);
         __m128 flag = _mm_setzero_ps(); /* solid: skip; hole: near */
         for (int f = 0; f < p->count; ++f) {
-            const __m128 s = _mm_add_ps(
-                _mm_add_ps(_mm_mul_ps(_mm_set1_ps(p->m[f][0]), x), _mm_mul_ps(_mm_set1_ps(p->m[f][1]), y)),
-                _mm_mul_ps(_mm_set1_ps(p->m[f][2]), z));
-            const __m128 limit = _mm_set1_ps(p->limit[f]);
-            flag = _mm_or_ps(flag, solid ? _mm_cmpge_ps(s, limit) : _mm_cmpnle_ps(s, limit));
+            const __m128 s = _mm_add_ps(_mm_add_ps(_mm_mul_ps(m[f][0], x), _mm_mul_ps(m[f][1], y)),
+                                        _mm_mul_ps(m[f][2], z));
+            flag = _mm_or_ps(flag, solid ? _mm_cmpge_ps(s, m[f][3]) : _mm_cmpnle_ps(s, m[f][3]));
         }
         unsigned bits = (unsigned)_mm_movemask_ps(flag);
         if (solid) bits = ~bits & 0xfu;
@@ -321,6 +319,60 @@ static uint64_t filter_block(const eddy_broad_body *bb, const eddy_broad_box *bo
     uint64_t keep = 0;
     const int rest = filter_sse2(bb, &p, a, begin, end, &keep);
     if (rest < end) keep |= filter_scalar(bb, &p, a, rest, end) << (rest - begin);
+    return keep;
+}
+
+/* ---------------------------------------------------------------- balls */
+/* Bit j: particle begin + j may be within the ball: its squared distance
+ * from the centre, computed as near_body in lib/collide.c does (the same
+ * float operations on the same floats: the same bits), is below the ball's
+ * radius grown by outside_ball's margin, squared; NaN is kept. */
+static float ball_limit2(const eddy_broad_body *bb) {
+    const double limit = bb->ball * (1.0 + 1.0e-4) + 1.0e-15;
+    return (float)(limit * limit);
+}
+
+static uint64_t ball_scalar(const eddy_broad_body *bb, const particle_array *a, int begin,
+                            int end) {
+    const float cx = (float)bb->centre[0], cy = (float)bb->centre[1], cz = (float)bb->centre[2];
+    const float limit2 = ball_limit2(bb);
+    uint64_t keep = 0;
+    for (int i = begin; i < end; ++i) {
+        const float x = a->px[i] - cx, y = a->py[i] - cy, z = a->pz[i] - cz;
+        keep |= (uint64_t)!(x * x + y * y + z * z >= limit2) << (i - begin);
+    }
+    return keep;
+}
+
+#if defined(__SSE2__)
+static int ball_sse2(const eddy_broad_body *bb, const particle_array *a, int begin, int end,
+                     uint64_t *keep) {
+    const int stop = begin + (end - begin) / 4 * 4;
+    const __m128 cx = _mm_set1_ps((float)bb->centre[0]), cy = _mm_set1_ps((float)bb->centre[1]),
+                 cz = _mm_set1_ps((float)bb->centre[2]);
+    const __m128 limit2 = _mm_set1_ps(ball_limit2(bb));
+    for (int i = begin; i < stop; i += 4) {
+        const __m128 x = _mm_sub_ps(_mm_loadu_ps(a->px + i), cx);
+        const __m128 y = _mm_sub_ps(_mm_loadu_ps(a->py + i), cy);
+        const __m128 z = _mm_sub_ps(_mm_loadu_ps(a->pz + i), cz);
+        const __m128 d2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z));
+        const unsigned far = (unsigned)_mm_movemask_ps(_mm_cmpge_ps(d2, limit2));
+        *keep |= (uint64_t)(~far & 0xfu) << (i - begin);
+    }
+    return stop;
+}
+#else
+static int ball_sse2(const eddy_broad_body *bb, const particle_array *a, int begin, int end,
+                     uint64_t *keep) {
+    (void)bb, (void)a, (void)end, (void)keep;
+    return begin;
+}
+#endif
+
+static uint64_t ball_block(const eddy_broad_body *bb, const particle_array *a, int begin, int end) {
+    uint64_t keep = 0;
+    const int rest = ball_sse2(bb, a, begin, end, &keep);
+    if (rest < end) keep |= ball_scalar(bb, a, rest, end) << (rest - begin);
     return keep;
 }
 
@@ -347,11 +399,13 @@ int eddy_broad_candidates(const eddy_broad_body *bb, const eddy_broad_box *boxes
         const eddy_broad_box *box = &boxes[k];
         const int b0 = k * EDDY_BROAD_BLOCK, b1 = block_end(k, end);
         if (block_out_of_reach(bb, box)) continue;
-        if (bb->kind == EDDY_BROAD_BALL || !box->finite) {
+        if (!box->finite) {
             for (int i = b0; i < b1; ++i) out[count++] = i;
             continue;
         }
-        for (uint64_t keep = filter_block(bb, box, a, b0, b1); keep != 0; keep &= keep - 1)
+        const uint64_t kept = bb->kind == EDDY_BROAD_BALL ? ball_block(bb, a, b0, b1)
+                                                           : filter_block(bb, box, a, b0, b1);
+        for (uint64_t keep = kept; keep != 0; keep &= keep - 1)
             out[count++] = b0 + EDDY_LOWEST_BIT64(keep);
     }
     return count;

@@ -55,8 +55,19 @@ void eddy_broad_body_polytope(eddy_broad_body *bb, vec3 centre, const float rota
 /* Fits the boxes of the blocks in [begin, end) (begin a multiple of
  * EDDY_BROAD_BLOCK) to the particles' positions. */
 void eddy_broad_fit(eddy_broad_box *boxes, const particle_array *a, int begin, int end);
-/* Grows the box of the particle's block to contain x (its new position). */
-void eddy_broad_include(eddy_broad_box *boxes, int particle, vec3 x);
+/* Grows the box of the particle's block to contain x (its new position);
+ * inline: the narrow phase calls it for every particle it moves. */
+static inline void eddy_broad_include(eddy_broad_box *boxes, int particle, vec3 x) {
+    eddy_broad_box *box = &boxes[particle / EDDY_BROAD_BLOCK];
+    const float p[3] = {x.x, x.y, x.z};
+    for (int k = 0; k < 3; ++k) {
+        uint32_t u;
+        memcpy(&u, &p[k], sizeof u);
+        box->lo[k] = p[k] < box->lo[k] ? p[k] : box->lo[k];
+        box->hi[k] = p[k] > box->hi[k] ? p[k] : box->hi[k];
+        if ((u & 0x7f800000u) == 0x7f800000u) box->finite = 0;
+    }
+}
 /* Writes to out[] the indices in [begin, end), ascending, of the particles
  * that may be within reach of the body; returns how many. */
 int eddy_broad_candidates(const eddy_broad_body *bb, const eddy_broad_box *boxes,

@@ -68,8 +68,17 @@
  *
  * Broad phase (lib/broadphase.c): a chunk visits only the particles that may
  * be within reach of the body, in ascending index; every particle it skips is
- * one the tests below would leave untouched, so the bits are the same. */
+ * one the tests below would leave untouched, so the bits are the same.
+ *
+ * Tracers against a solid (lib/contact_lanes.h): the candidates are first
+ * classified four at a time, and the common contact (outside a polytope,
+ * within the radius of a face) is computed there with the operations of
+ * tracer_hit, lanes being tracers; this file still books every impulse in
+ * ascending tracer index and runs the one-tracer code for anything else near
+ * the body. EDDY_MUTATION_NO_CONTACT_LANES runs the one-tracer code for every
+ * candidate (the reference; tests/test_contact_lanes.c). */
 #include "broadphase.h"
+#include "contact_lanes.h"
 #include "core.h"
 #include "geometry.h"
 #include "vmath.h"
@@ -97,6 +106,7 @@ typedef struct collide_job {
     const eddy_broad_body *broad; /* NULL: every particle is a candidate */
     eddy_broad_box *boxes;
     bool fit;                     /* first body of the pass: fit the boxes */
+    const eddy_contact_body *lanes; /* tracers in lanes (NULL: one at a time) */
 } collide_job;
 
 typedef struct contact {
@@ -237,42 +247,86 @@ static void tracer_hit(const pose *b, const contact *k, float r, float m, float 
     *v = v_new;
 }
 
-static void tracer_chunk(int chunk, int begin, int end, void *context) {
-    const collide_job *job = context;
+/* One tracer against the body, one tracer at a time: test, respond, book. */
+static void tracer_collide(const collide_job *job, const eddy_contact_rules *k, int i,
+                           impulse *acc) {
     const pose *b = job->b;
     particle_array *a = &job->w->tracers;
-    const eddy_world_def *d = &job->w->def;
-    const float r = d->tracer_radius, rho0 = d->ambient_density;
-    const float volume = (4.0f / 3.0f) * EDDY_PI * r * r * r;
-    const float bounce = 1.0f + d->tracer_restitution;
+    const float r = k->r;
+    vec3 x = {a->px[i], a->py[i], a->pz[i]};
+    if (!near_body(b, x, r)) return;
+    vec3 v = {a->vx[i], a->vy[i], a->vz[i]};
+    const float m = (k->rho0 + a->drho[i]) * k->volume;
+    bool moved = false;
+    if (b->hole) {
+        for (int plane = 0; plane < b->shape->plane_count; ++plane) {
+            const contact c = hole_wall_contact(b, x, plane);
+            if (!(c.dist < r)) continue;
+            tracer_hit(b, &c, r, m, k->bounce, &x, &v, acc);
+            moved = true;
+        }
+    } else {
+        const contact c = b->sphere ? sphere_contact(b, x) : polytope_contact(b, x, &v);
+        if (c.dist < r) {
+            tracer_hit(b, &c, r, m, k->bounce, &x, &v, acc);
+            moved = true;
+        }
+    }
+    if (!moved) return;
+    eddy_broad_include(job->boxes, i, x);
+    a->px[i] = x.x; a->py[i] = x.y; a->pz[i] = x.z;
+    a->vx[i] = v.x; a->vy[i] = v.y; a->vz[i] = v.z;
+}
+
+/* Candidate `at` of a lanes batch that hit a face: book its impulse (as
+ * tracer_hit does, in double, linear then angular) and store its state. */
+static void tracer_apply_hit(const collide_job *job, const eddy_contact_out *o, int at, int i,
+                             impulse *acc) {
+    particle_array *a = &job->w->tracers;
+    for (int c = 0; c < 3; ++c) acc->linear[c] += (double)o->j[c][at];
+    for (int c = 0; c < 3; ++c) acc->angular[c] += (double)o->t[c][at];
+    const vec3 x = {o->x[0][at], o->x[1][at], o->x[2][at]};
+    eddy_broad_include(job->boxes, i, x);
+    a->px[i] = x.x; a->py[i] = x.y; a->pz[i] = x.z;
+    a->vx[i] = o->v[0][at]; a->vy[i] = o->v[1][at]; a->vz[i] = o->v[2][at];
+}
+
+/* The candidates in batches classified in lanes, then, in ascending index,
+ * each one skipped, applied or left to tracer_collide. */
+static void tracer_candidates_lanes(const collide_job *job, const eddy_contact_rules *k,
+                                    const int *near, int candidates, impulse *acc) {
+    eddy_contact_out out;
+    for (int from = 0; from < candidates; from += EDDY_CONTACT_BATCH) {
+        const int rest = candidates - from;
+        const int count = rest < EDDY_CONTACT_BATCH ? rest : EDDY_CONTACT_BATCH;
+        eddy_contact_tracers(job->lanes, k, &job->w->tracers, near + from, count, &out);
+        for (int c = 0; c < count; ++c) {
+            if (out.what[c] == EDDY_CONTACT_HIT) tracer_apply_hit(job, &out, c, near[from + c], acc);
+            else if (out.what[c] == EDDY_CONTACT_SCALAR) tracer_collide(job, k, near[from + c], acc);
+        }
+    }
+}
+
+static eddy_contact_rules tracer_rules_of(const eddy_world_def *d) {
+    eddy_contact_rules k;
+    k.r = d->tracer_radius;
+    k.rho0 = d->ambient_density;
+    k.volume = (4.0f / 3.0f) * EDDY_PI * k.r * k.r * k.r;
+    k.bounce = 1.0f + d->tracer_restitution;
+    k.push = k.r * (1.0f + 1.0e-4f); /* push_out's placement of a solid's tracer */
+    return k;
+}
+
+static void tracer_chunk(int chunk, int begin, int end, void *context) {
+    const collide_job *job = context;
+    const eddy_contact_rules k = tracer_rules_of(&job->w->def);
     impulse acc = {{0}, {0}, 0};
     int near[COLLIDE_CHUNK];
-    const int candidates = chunk_candidates(job, a, begin, end, near);
-    for (int c = 0; c < candidates; ++c) {
-        const int i = near[c];
-        vec3 x = {a->px[i], a->py[i], a->pz[i]};
-        if (!near_body(b, x, r)) continue;
-        vec3 v = {a->vx[i], a->vy[i], a->vz[i]};
-        const float m = (rho0 + a->drho[i]) * volume;
-        bool moved = false;
-        if (b->hole) {
-            for (int plane = 0; plane < b->shape->plane_count; ++plane) {
-                const contact k = hole_wall_contact(b, x, plane);
-                if (!(k.dist < r)) continue;
-                tracer_hit(b, &k, r, m, bounce, &x, &v, &acc);
-                moved = true;
-            }
-        } else {
-            const contact k = b->sphere ? sphere_contact(b, x) : polytope_contact(b, x, &v);
-            if (k.dist < r) {
-                tracer_hit(b, &k, r, m, bounce, &x, &v, &acc);
-                moved = true;
-            }
-        }
-        if (!moved) continue;
-        eddy_broad_include(job->boxes, i, x);
-        a->px[i] = x.x; a->py[i] = x.y; a->pz[i] = x.z;
-        a->vx[i] = v.x; a->vy[i] = v.y; a->vz[i] = v.z;
+    const int candidates = chunk_candidates(job, &job->w->tracers, begin, end, near);
+    if (job->lanes) {
+        tracer_candidates_lanes(job, &k, near, candidates, &acc);
+    } else {
+        for (int c = 0; c < candidates; ++c) tracer_collide(job, &k, near[c], &acc);
     }
     job->partials[chunk] = acc;
 }
@@ -394,6 +448,30 @@ static void broad_body_of(const pose *p, float reach, eddy_broad_body *bb) {
     eddy_broad_body_polytope(bb, p->x, p->r.m, p->shape, p->circum + reach, reach);
 }
 
+/* A solid as the tracer lanes see it: near_body's bound, and each face's
+ * normal in the world frame with polytope_contact's m3_mul_v (the same bits
+ * as per tracer). */
+static void contact_body_of(const pose *p, float reach, eddy_contact_body *cb) {
+    memset(cb, 0, sizeof *cb);
+    memcpy(cb->x, &p->x, sizeof cb->x);
+    memcpy(cb->v, &p->v, sizeof cb->v);
+    memcpy(cb->w, &p->w, sizeof cb->w);
+    memcpy(cb->r, p->r.m, sizeof cb->r);
+    const float ball = p->sphere ? p->radius : p->circum;
+    cb->near2 = (ball + reach) * (ball + reach);
+    cb->sphere = p->sphere;
+    if (p->sphere) return;
+    cb->plane_count = p->shape->plane_count;
+    for (int i = 0; i < cb->plane_count; ++i) {
+        const eddy_plane *plane = &p->shape->planes[i];
+        const vec3 n = {plane->normal.x, plane->normal.y, plane->normal.z};
+        const vec3 nw = m3_mul_v(&p->r, n);
+        cb->n[i][0] = n.x, cb->n[i][1] = n.y, cb->n[i][2] = n.z;
+        cb->nw[i][0] = nw.x, cb->nw[i][1] = nw.y, cb->nw[i][2] = nw.z;
+        cb->offset[i] = plane->offset;
+    }
+}
+
 static float reach_of(const eddy_world *w, const particle_array *a) {
     if (a == &w->tracers) return w->def.tracer_radius;
     return w->def.boundary_thickness * w->def.vorton_radius;
@@ -448,9 +526,12 @@ static bool collide_all(eddy_world *w, particle_array *a, chunk_fn *fn) {
     /* test-only: a broad phase that forgets the reach (it must be caught) */
     const bool forget_reach = (w->tasks.mutations & EDDY_MUTATION_BROAD_PHASE_IGNORES_REACH) != 0;
     const float reach = forget_reach ? 0.0f : reach_of(w, a);
+    /* tracers against solids in lanes (lib/contact_lanes.h) */
+    const bool lanes_on = a == &w->tracers && (w->tasks.mutations & EDDY_MUTATION_NO_CONTACT_LANES) == 0;
     int order[COLLIDE_GROUP];
     pose poses[COLLIDE_GROUP];
     eddy_broad_body broad[COLLIDE_GROUP];
+    eddy_contact_body lanes[COLLIDE_GROUP];
     bool fit = true;
     for (int from = 0, count; (count = collision_order(w, from, order, COLLIDE_GROUP)) > 0;
          from = order[count - 1] + 1) {
@@ -458,8 +539,11 @@ static bool collide_all(eddy_world *w, particle_array *a, chunk_fn *fn) {
         for (int k = 0; k < count; ++k) {
             poses[k] = pose_of(&w->bodies[order[k] % w->body_count]);
             broad_body_of(&poses[k], reach, &broad[k]);
+            const bool solid_lanes = lanes_on && !poses[k].hole;
+            if (solid_lanes) contact_body_of(&poses[k], reach_of(w, a), &lanes[k]);
             pass.jobs[k] = (collide_job){w, &poses[k], partials + (size_t)k * (size_t)n,
-                                         broad_on ? &broad[k] : NULL, boxes, fit && k == 0};
+                                         broad_on ? &broad[k] : NULL, boxes, fit && k == 0,
+                                         solid_lanes ? &lanes[k] : NULL};
         }
         fit = false;
         eddy_parallel_for(&w->tasks, a->count, COLLIDE_CHUNK, pass_chunk, &pass);

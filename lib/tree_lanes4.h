@@ -17,6 +17,7 @@ typedef __m128 vm;
 static inline vf vf_load(const float *p) { return _mm_loadu_ps(p); }
 static inline void vf_store(float *p, vf a) { _mm_storeu_ps(p, a); }
 static inline vf vf_splat(float s) { return _mm_set1_ps(s); }
+static inline vf vf_set4(float a, float b, float c, float d) { return _mm_setr_ps(a, b, c, d); }
 static inline vf vf_add(vf a, vf b) { return _mm_add_ps(a, b); }
 static inline vf vf_sub(vf a, vf b) { return _mm_sub_ps(a, b); }
 static inline vf vf_mul(vf a, vf b) { return _mm_mul_ps(a, b); }
@@ -40,6 +41,10 @@ typedef uint32x4_t vm;
 static inline vf vf_load(const float *p) { return vld1q_f32(p); }
 static inline void vf_store(float *p, vf a) { vst1q_f32(p, a); }
 static inline vf vf_splat(float s) { return vdupq_n_f32(s); }
+static inline vf vf_set4(float a, float b, float c, float d) {
+    const float l[4] = {a, b, c, d};
+    return vld1q_f32(l);
+}
 static inline vf vf_add(vf a, vf b) { return vaddq_f32(a, b); }
 static inline vf vf_sub(vf a, vf b) { return vsubq_f32(a, b); }
 static inline vf vf_mul(vf a, vf b) { return vmulq_f32(a, b); }
@@ -67,6 +72,7 @@ typedef struct vm { bool v[4]; } vm;
 static inline vf vf_load(const float *p) { VF_MAP(p[k]); }
 static inline void vf_store(float *p, vf a) { memcpy(p, a.v, sizeof a.v); }
 static inline vf vf_splat(float s) { VF_MAP(s); }
+static inline vf vf_set4(float a, float b, float c, float d) { return (vf){{a, b, c, d}}; }
 static inline vf vf_add(vf a, vf b) { VF_MAP(a.v[k] + b.v[k]); }
 static inline vf vf_sub(vf a, vf b) { VF_MAP(a.v[k] - b.v[k]); }
 static inline vf vf_mul(vf a, vf b) { VF_MAP(a.v[k] * b.v[k]); }

@@ -4,7 +4,8 @@
  *
  * - Points around a rotated box, a rotated container and a ball, many of them
  *   within a few float steps of the contact distance: every point the narrow
- *   test touches is a candidate, and points far away are not.
+ *   test touches is a candidate, and points far away are not (also the points
+ *   of a block near a ball).
  * - Every scene with bodies steps to the same frame hashes, every frame,
  *   with the broad phase and without it (EDDY_MUTATION_NO_BROAD_PHASE).
  * - A world with more bodies than one collision pass takes (12: two passes)
@@ -175,6 +176,46 @@ Test(broadphase, ball_keeps_points_in_reach_and_skips_far_blocks) {
     const int n = eddy_broad_candidates(&bb, boxes, &a, 0, N, out);
     cr_assert_eq(n, N / 2, "%d candidates, expected the %d points of the near blocks", n, N / 2);
     for (int k = 0; k < n; ++k) cr_assert_eq((out[k] / 64) % 2, 0, "a far block's point kept");
+    eddy_particles_free(&a);
+}
+
+/* Inside a block near a ball: every point the narrow test touches (squared
+ * distance below ball^2, computed as lib/collide.c's near_body) is kept,
+ * points beyond 1.001 ball are skipped, NaN is kept. */
+Test(broadphase, ball_skips_far_points_of_near_blocks) {
+    enum { N = 64 * 40 + 13 };
+    particle_array a = {0};
+    cr_assert(eddy_particles_reserve(&a, N));
+    const vec3 c = {-0.5f, 0.25f, 1.5f}, zero = {0.0f, 0.0f, 0.0f};
+    const float ball = 0.21f;
+    for (int i = 0; i < N; ++i) { /* radii from 0.9 to 1.1 ball, many at the edge */
+        vec3 d = {uniform(-1.0f, 1.0f), uniform(-1.0f, 1.0f), uniform(-1.0f, 1.0f)};
+        const float r = i % 3 == 0 ? ball * uniform(0.9f, 1.1f) : ball * uniform(0.9999f, 1.0001f);
+        d = v3_scale(v3_normalize(d), r);
+        eddy_particles_push(&a, v3_add(c, d), zero, zero, 0.0f, 0);
+    }
+    a.px[100] = NAN;
+    eddy_broad_body bb;
+    eddy_broad_body_ball(&bb, c, ball);
+    eddy_broad_box boxes[N / 64 + 1];
+    int out[N];
+    eddy_broad_fit(boxes, &a, 0, N);
+    boxes[1].finite = 1; /* the NaN's block is tested particle by particle */
+    const int n = eddy_broad_candidates(&bb, boxes, &a, 0, N, out);
+    int k = 0, touched = 0, far = 0;
+    for (int i = 0; i < N; ++i) {
+        const vec3 d = v3_sub((vec3){a.px[i], a.py[i], a.pz[i]}, c);
+        const float d2 = v3_dot(d, d);
+        const bool kept = k < n && out[k] == i;
+        k += kept;
+        if (d2 < ball * ball) ++touched;
+        if (d2 < ball * ball || i == 100) cr_assert(kept, "point %d (d2 %a) in reach was skipped", i, (double)d2);
+        if (d2 > 1.001f * 1.001f * ball * ball && kept) ++far;
+    }
+    cr_assert_eq(k, n, "candidates out of order");
+    cr_expect_gt(touched, N / 4);
+    cr_expect_eq(far, 0, "%d points beyond 1.001 ball kept", far);
+    cr_expect_lt(n, N - N / 8, "%d of %d points kept", n, N);
     eddy_particles_free(&a);
 }
 

@@ -73,6 +73,9 @@ enum {
      * broad phase must match bit for bit; changes no result) */
     EDDY_MUTATION_NO_BROAD_PHASE = 1u << 3,
     EDDY_MUTATION_BROAD_PHASE_IGNORES_REACH = 1u << 4,  /* broad phase skips particles in reach */
+    /* tracers meet solids one at a time, never in lanes (the reference the
+     * lanes must match bit for bit; changes no result) */
+    EDDY_MUTATION_NO_CONTACT_LANES = 1u << 5,
 };
 
 typedef enum eddy_wall_poisoning {
