@@ -355,6 +355,9 @@ typedef struct eddy_world {
     /* scratch for PSE (Jacobi update needs start-of-phase copies) */
     float *scratch[4];
     int scratch_capacity;
+    /* PSE's copy of the vortons' values in partition order (lib/diffuse.c) */
+    float *pse_sorted;
+    int pse_sorted_capacity;
 
     /* chunk partials */
     void *partials;
@@ -405,6 +408,7 @@ void eddy_carry_interior(eddy_world *w, const body *b, const eddy_body_pose *old
 bool eddy_frames_accelerate(const eddy_world *w);
 vec3 eddy_frame_apparent_gravity(const eddy_world *w, vec3 x, vec3 g_scaled, float scale);
 void eddy_phase_diffuse(eddy_world *w, float dt);
+bool eddy_pse_reserve(eddy_world *w, int vortons); /* diffusion's own scratch */
 void eddy_phase_advect_vortons(eddy_world *w, float dt);
 void eddy_phase_diagnostics(eddy_world *w);
 /* Bodies (bodies.c, collide.c, buoyancy.c). */

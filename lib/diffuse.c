@@ -13,9 +13,7 @@
  * neighbourhood relation is symmetric (cell distance <= 1 on every axis) and
  * each pair's term is antisymmetric (T gets exactly minus what H gets), so
  * the exchange conserves sum(omega) and sum(rho') up to rounding. Neighbours
- * are visited in cell order z, y, x and ascending index within a cell. The
- * kernels exp(...) are evaluated in batches (eddy_expf_array, bit-identical
- * to eddy_expf); the sums still run neighbour by neighbour in that order.
+ * are visited in cell order z, y, x and ascending index within a cell.
  *
  * Why vorticity is exchanged along the pair's axis only. The original
  * exchanged the whole difference, k (omega_T - omega_H). A pair then changes
@@ -34,14 +32,54 @@
  * to (1/6) <k |d|^2> lap omega; with div omega = 0 the factor 5 gives the
  * original's diffusion rate. A divergent part (which a vorton field should not
  * have) is damped three times faster; the operator stays dissipative. A pair
- * at the same point (d = 0) exchanges no vorticity. */
-#include "core.h"
+ * at the same point (d = 0) exchanges no vorticity.
+ *
+ * How it is computed (the bits are those of one scalar loop over the
+ * neighbours in visiting order; only the data movement differs).
+ * - A copy in partition order. The phase first copies every vorton's
+ *   position, vorticity and rho' into arrays ordered like
+ *   part.sorted_index (w->pse_sorted, PSE_ARRAYS arrays). Cells along x are
+ *   consecutive cell indices, so the 3 x-cells of each of the 9 (y, z) rows
+ *   around a home are one contiguous run of that copy: a home reads 9 runs,
+ *   never gathering through sorted_index.
+ * - Homes in partition order. Chunks run over sorted positions (fixed size,
+ *   rule 1); each home writes its own slot of the scratch arrays, so the
+ *   order homes are visited in changes nothing. Neighbouring homes read the
+ *   same runs, which stay in cache.
+ * - Terms in lanes, sums in order. Each run is cut into batches of at most
+ *   PSE_BATCH neighbours. The per-neighbour terms, (rho'_T - rho'_H) k and
+ *   d along (along = 5 k / |d|^2 (d . (omega_T - omega_H)), 0 at d = 0 by a
+ *   select), are computed four neighbours at a time in SSE2, NEON or plain
+ *   C lanes (lib/tree_lanes4.h): every lane does the scalar operations in
+ *   the scalar order, nothing is summed across lanes, and the kernels go
+ *   through eddy_expf_array (bit-identical to eddy_expf). The terms are then
+ *   added to H's four sums one neighbour at a time in visiting order, the
+ *   home itself skipped (its position in the run), never added as 0: -0 + +0
+ *   is not -0. Lanes past a run's end read the next vortons of the copy
+ *   (PSE_PAD zeroed floats follow the last), and their terms are never
+ *   added. */
+#include "tree_lanes4.h"
 
-enum { PSE_CHUNK = 128 };
+#include <stdlib.h>
+
+enum { PSE_CHUNK = 128, COPY_CHUNK = 1024 };
+
+/* H's neighbours handled per batch (terms in lanes, then the in-order sums),
+ * a multiple of the lane count. */
+enum { PSE_BATCH = 64 };
+
+/* Arrays of the partition-order copy: x, y, z, wx, wy, wz, rho'; each is
+ * followed by PSE_PAD zeroed floats that the last lanes may read. */
+enum { PSE_ARRAYS = 7, PSE_PAD = VF_LANES };
+
+typedef struct pse_sorted {
+    const float *x, *y, *z, *wx, *wy, *wz, *rho;
+} pse_sorted;
 
 typedef struct pse_job {
     eddy_world *w;
-    float inv_s2;
+    pse_sorted s;
+    float neg_inv_s2; /* -1 / s^2: d2 (-1/s^2) has the bits of (-d2) (1/s^2) */
     float nu2dt, kappa2dt;
     float keep_w, keep_rho; /* 1 - rate dt */
 } pse_job;
@@ -49,7 +87,7 @@ typedef struct pse_job {
 /* The exchange sums of one vorton H: its position and values, and the
  * running sums over its neighbours. */
 typedef struct pse_home {
-    int index;
+    int self; /* H's sorted position */
     float x, y, z;
     float wx, wy, wz, rho;
     float dwx, dwy, dwz, dr;
@@ -58,87 +96,168 @@ typedef struct pse_home {
 /* Weight of the exchange along the pair's axis (see the note above). */
 static const float PSE_AXIAL_WEIGHT = 5.0f;
 
-/* H's neighbours in visiting order, waiting for their kernels. Cells hold a
- * vorton or two, so the kernels are batched over all 27 cells: evaluated
- * together (eddy_expf_array, lanes = neighbours, nothing summed across
- * them), with each pair's axial factor 5 k / |d|^2 (one division per lane,
- * exactly rounded in any width), then added one by one in the visiting
- * order. */
-enum { PSE_BATCH = 64 };
-
-typedef struct pse_batch {
-    int count;
-    int t[PSE_BATCH];
+/* The terms H adds for a batch of neighbours, in visiting order. */
+typedef struct pse_terms {
     float arg[PSE_BATCH]; /* -|d|^2 / s^2 */
-    float dx[PSE_BATCH], dy[PSE_BATCH], dz[PSE_BATCH], d2[PSE_BATCH]; /* d = x_H - x_T */
-} pse_batch;
+    float k[PSE_BATCH];
+    float r[PSE_BATCH], x[PSE_BATCH], y[PSE_BATCH], z[PSE_BATCH];
+} pse_terms;
 
-static inline void pse_add(pse_home *h, const particle_array *v, const pse_batch *b, int j,
-                           float k, float axial) {
-    const int t = b->t[j];
-    h->dr += (v->drho[t] - h->rho) * k;
-    const float ex = v->wx[t] - h->wx, ey = v->wy[t] - h->wy, ez = v->wz[t] - h->wz;
-    const float along = axial * (b->dx[j] * ex + b->dy[j] * ey + b->dz[j] * ez);
-    h->dwx += b->dx[j] * along;
-    h->dwy += b->dy[j] * along;
-    h->dwz += b->dz[j] * along;
+static size_t pse_stride(int capacity) { return (size_t)capacity + PSE_PAD; }
+
+bool eddy_pse_reserve(eddy_world *w, int n) {
+    if (n <= w->pse_sorted_capacity) return true;
+    const size_t stride = pse_stride(n);
+    float *p = realloc(w->pse_sorted, PSE_ARRAYS * stride * sizeof *p);
+    if (!p) return false;
+    w->pse_sorted = p;
+    w->pse_sorted_capacity = n;
+    return true;
 }
 
-static void pse_flush(pse_home *h, const particle_array *v, pse_batch *b) {
-    float k[PSE_BATCH], axial[PSE_BATCH];
-    eddy_expf_array(b->arg, k, b->count);
-    for (int j = 0; j < b->count; ++j) /* a pair at one point exchanges no vorticity */
-        axial[j] = b->d2[j] > 0.0f ? PSE_AXIAL_WEIGHT * k[j] / b->d2[j] : 0.0f;
-    for (int j = 0; j < b->count; ++j) pse_add(h, v, b, j, k[j], axial[j]);
-    b->count = 0;
+static pse_sorted pse_sorted_view(const eddy_world *w) {
+    const float *p = w->pse_sorted;
+    const size_t stride = pse_stride(w->pse_sorted_capacity);
+    return (pse_sorted){p, p + stride, p + 2 * stride, p + 3 * stride, p + 4 * stride,
+                        p + 5 * stride, p + 6 * stride};
 }
 
-/* Queues H's exchange with the vortons sorted[n .. end) of one cell. */
-static void pse_cell(pse_home *h, const particle_array *v, pse_batch *b, const int *sorted, int n,
-                     int end, float inv_s2) {
-    for (; n < end; ++n) {
-        const int t = sorted[n];
-        if (t == h->index) continue;
-        const float dx = h->x - v->px[t], dy = h->y - v->py[t], dz = h->z - v->pz[t];
-        const float d2 = dx * dx + dy * dy + dz * dz;
-        const int j = b->count;
-        b->t[j] = t;
-        b->dx[j] = dx;
-        b->dy[j] = dy;
-        b->dz[j] = dz;
-        b->d2[j] = d2;
-        b->arg[j] = -d2 * inv_s2;
-        if (++b->count == PSE_BATCH) pse_flush(h, v, b);
+/* Start-of-phase values into partition order, sorted positions [begin, end). */
+static void copy_chunk(int chunk, int begin, int end, void *context) {
+    const pse_job *job = context;
+    const particle_array *v = &job->w->vortons;
+    const int *sorted = job->w->part.sorted_index;
+    float *out = job->w->pse_sorted;
+    const size_t stride = pse_stride(job->w->pse_sorted_capacity);
+    float *x = out, *y = x + stride, *z = y + stride, *wx = z + stride, *wy = wx + stride;
+    float *wz = wy + stride, *rho = wz + stride;
+    for (int n = begin; n < end; ++n) {
+        const int i = sorted[n];
+        x[n] = v->px[i];
+        y[n] = v->py[i];
+        z[n] = v->pz[i];
+        wx[n] = v->wx[i];
+        wy[n] = v->wy[i];
+        wz[n] = v->wz[i];
+        rho[n] = v->drho[i];
+    }
+}
+
+/* The padding after the copied values: defined floats for the last lanes. */
+static void pad_clear(eddy_world *w, int count) {
+    const size_t stride = pse_stride(w->pse_sorted_capacity);
+    for (int a = 0; a < PSE_ARRAYS; ++a)
+        memset(w->pse_sorted + a * stride + count, 0, PSE_PAD * sizeof(float));
+}
+
+/* Kernel arguments of the neighbours at sorted positions [a, a + len),
+ * rounded up to whole lanes. */
+static void pse_arguments(const pse_home *h, const pse_sorted *s, int a, int len, float neg_inv_s2,
+                          pse_terms *t) {
+    const vf hx = vf_splat(h->x), hy = vf_splat(h->y), hz = vf_splat(h->z);
+    const vf scale = vf_splat(neg_inv_s2);
+    for (int j = 0; j < len; j += VF_LANES) {
+        const vf dx = vf_sub(hx, vf_load(s->x + a + j));
+        const vf dy = vf_sub(hy, vf_load(s->y + a + j));
+        const vf dz = vf_sub(hz, vf_load(s->z + a + j));
+        const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
+        vf_store(t->arg + j, vf_mul(d2, scale));
+    }
+}
+
+/* The four terms of each neighbour, in lanes; k already in t->k. */
+static void pse_lane_terms(const pse_home *h, const pse_sorted *s, int a, int len, pse_terms *t) {
+    const vf hx = vf_splat(h->x), hy = vf_splat(h->y), hz = vf_splat(h->z);
+    const vf hwx = vf_splat(h->wx), hwy = vf_splat(h->wy), hwz = vf_splat(h->wz);
+    const vf hrho = vf_splat(h->rho), weight = vf_splat(PSE_AXIAL_WEIGHT), zero = vf_splat(0.0f);
+    for (int j = 0; j < len; j += VF_LANES) {
+        const int n = a + j;
+        const vf dx = vf_sub(hx, vf_load(s->x + n));
+        const vf dy = vf_sub(hy, vf_load(s->y + n));
+        const vf dz = vf_sub(hz, vf_load(s->z + n));
+        const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
+        const vf k = vf_load(t->k + j);
+        /* a pair at one point exchanges no vorticity */
+        const vf axial = vf_select(vf_gt(d2, zero), vf_div(vf_mul(weight, k), d2), zero);
+        vf_store(t->r + j, vf_mul(vf_sub(vf_load(s->rho + n), hrho), k));
+        const vf ex = vf_sub(vf_load(s->wx + n), hwx);
+        const vf ey = vf_sub(vf_load(s->wy + n), hwy);
+        const vf ez = vf_sub(vf_load(s->wz + n), hwz);
+        const vf dot = vf_add(vf_add(vf_mul(dx, ex), vf_mul(dy, ey)), vf_mul(dz, ez));
+        const vf along = vf_mul(axial, dot);
+        vf_store(t->x + j, vf_mul(dx, along));
+        vf_store(t->y + j, vf_mul(dy, along));
+        vf_store(t->z + j, vf_mul(dz, along));
+    }
+}
+
+/* H's sums over the terms [from, to), one neighbour at a time. */
+static inline void pse_sum(pse_home *h, const pse_terms *t, int from, int to) {
+    float dr = h->dr, dwx = h->dwx, dwy = h->dwy, dwz = h->dwz;
+    for (int j = from; j < to; ++j) {
+        dr += t->r[j];
+        dwx += t->x[j];
+        dwy += t->y[j];
+        dwz += t->z[j];
+    }
+    h->dr = dr;
+    h->dwx = dwx;
+    h->dwy = dwy;
+    h->dwz = dwz;
+}
+
+/* H's exchange with the vortons at sorted positions [a, b), one run of
+ * consecutive cells, in batches; H itself (if in the run) is skipped. */
+static void pse_run(pse_home *h, const pse_sorted *s, int a, int b, float neg_inv_s2) {
+    pse_terms t;
+    while (a < b) {
+        const int len = b - a < PSE_BATCH ? b - a : PSE_BATCH;
+        const int lanes = (len + VF_LANES - 1) / VF_LANES * VF_LANES;
+        pse_arguments(h, s, a, lanes, neg_inv_s2, &t);
+        eddy_expf_array(t.arg, t.k, lanes);
+        pse_lane_terms(h, s, a, lanes, &t);
+        const int self = h->self - a;
+        if (self >= 0 && self < len) {
+            pse_sum(h, &t, 0, self);
+            pse_sum(h, &t, self + 1, len);
+        } else {
+            pse_sum(h, &t, 0, len);
+        }
+        a += len;
+    }
+}
+
+/* H's exchange with the 27 cells around its cell: 9 runs, z then y. */
+static void pse_neighbours(pse_home *h, const pse_job *job) {
+    const eddy_world *w = job->w;
+    const grid_shape *g = &w->grid;
+    const int *start = w->part.cell_start;
+    int c[3];
+    grid_cell_of(g, h->x, h->y, h->z, c);
+    const int ci_lo = c[0] > 0 ? c[0] - 1 : 0;
+    const int ci_hi = c[0] + 1 < g->cells[0] ? c[0] + 1 : g->cells[0] - 1;
+    for (int ck = c[2] - 1; ck <= c[2] + 1; ++ck) {
+        if (ck < 0 || ck >= g->cells[2]) continue;
+        for (int cj = c[1] - 1; cj <= c[1] + 1; ++cj) {
+            if (cj < 0 || cj >= g->cells[1]) continue;
+            const int row = g->cells[0] * (cj + g->cells[1] * ck);
+            pse_run(h, &job->s, start[row + ci_lo], start[row + ci_hi + 1], job->neg_inv_s2);
+        }
     }
 }
 
 static void pse_chunk(int chunk, int begin, int end, void *context) {
     const pse_job *job = context;
     const eddy_world *w = job->w;
-    const particle_array *v = &w->vortons;
-    const grid_shape *g = &w->grid;
-    const int *start = w->part.cell_start, *sorted = w->part.sorted_index;
+    const pse_sorted *s = &job->s;
+    const int *sorted = w->part.sorted_index;
     float *out_wx = w->scratch[0], *out_wy = w->scratch[1], *out_wz = w->scratch[2];
     float *out_rho = w->scratch[3];
-    for (int i = begin; i < end; ++i) {
-        pse_home h = {i, v->px[i], v->py[i], v->pz[i], v->wx[i], v->wy[i], v->wz[i], v->drho[i],
+    for (int n = begin; n < end; ++n) {
+        pse_home h = {n, s->x[n], s->y[n], s->z[n], s->wx[n], s->wy[n], s->wz[n], s->rho[n],
                       0.0f, 0.0f, 0.0f, 0.0f};
-        pse_batch batch;
-        batch.count = 0;
-        int c[3];
-        grid_cell_of(g, h.x, h.y, h.z, c);
-        for (int ck = c[2] - 1; ck <= c[2] + 1; ++ck) {
-            if (ck < 0 || ck >= g->cells[2]) continue;
-            for (int cj = c[1] - 1; cj <= c[1] + 1; ++cj) {
-                if (cj < 0 || cj >= g->cells[1]) continue;
-                for (int ci = c[0] - 1; ci <= c[0] + 1; ++ci) {
-                    if (ci < 0 || ci >= g->cells[0]) continue;
-                    const int cell = ci + g->cells[0] * (cj + g->cells[1] * ck);
-                    pse_cell(&h, v, &batch, sorted, start[cell], start[cell + 1], job->inv_s2);
-                }
-            }
-        }
-        pse_flush(&h, v, &batch);
+        pse_neighbours(&h, job);
+        const int i = sorted[n];
         out_wx[i] = (h.wx + job->nu2dt * h.dwx) * job->keep_w;
         out_wy[i] = (h.wy + job->nu2dt * h.dwy) * job->keep_w;
         out_wz[i] = (h.wz + job->nu2dt * h.dwz) * job->keep_w;
@@ -150,9 +269,12 @@ void eddy_phase_diffuse(eddy_world *w, float dt) {
     if (!w->grid_valid || w->vortons.count == 0) return;
     const eddy_world_def *d = &w->def;
     const float s = 8.0f * d->vorton_radius;
-    pse_job job = {w, 1.0f / (s * s), 2.0f * d->viscosity * dt, 2.0f * d->density_diffusivity * dt,
-                   1.0f - d->vorticity_dissipation * dt, 1.0f - d->density_relaxation * dt};
     particle_array *v = &w->vortons;
+    pse_job job = {w, pse_sorted_view(w), -(1.0f / (s * s)), 2.0f * d->viscosity * dt,
+                   2.0f * d->density_diffusivity * dt, 1.0f - d->vorticity_dissipation * dt,
+                   1.0f - d->density_relaxation * dt};
+    eddy_parallel_for(&w->tasks, v->count, COPY_CHUNK, copy_chunk, &job);
+    pad_clear(w, v->count);
     eddy_parallel_for(&w->tasks, v->count, PSE_CHUNK, pse_chunk, &job);
     const size_t bytes = (size_t)v->count * sizeof(float);
     memcpy(v->wx, w->scratch[0], bytes);
