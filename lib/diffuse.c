@@ -58,7 +58,7 @@
  *   is not -0. Lanes past a run's end read the next vortons of the copy
  *   (PSE_PAD zeroed floats follow the last), and their terms are never
  *   added. */
-#include "tree_lanes4.h"
+#include "emath_lanes.h"
 
 #include <stdlib.h>
 
@@ -95,13 +95,6 @@ typedef struct pse_home {
 
 /* Weight of the exchange along the pair's axis (see the note above). */
 static const float PSE_AXIAL_WEIGHT = 5.0f;
-
-/* The terms H adds for a batch of neighbours, in visiting order. */
-typedef struct pse_terms {
-    float arg[PSE_BATCH]; /* -|d|^2 / s^2 */
-    float k[PSE_BATCH];
-    float r[PSE_BATCH], x[PSE_BATCH], y[PSE_BATCH], z[PSE_BATCH];
-} pse_terms;
 
 static size_t pse_stride(int capacity) { return (size_t)capacity + PSE_PAD; }
 
@@ -150,48 +143,46 @@ static void pad_clear(eddy_world *w, int count) {
         memset(w->pse_sorted + a * stride + count, 0, PSE_PAD * sizeof(float));
 }
 
-/* Kernel arguments of the neighbours at sorted positions [a, a + len),
- * rounded up to whole lanes. */
-static void pse_arguments(const pse_home *h, const pse_sorted *s, int a, int len, float neg_inv_s2,
-                          pse_terms *t) {
-    const vf hx = vf_splat(h->x), hy = vf_splat(h->y), hz = vf_splat(h->z);
-    const vf scale = vf_splat(neg_inv_s2);
-    for (int j = 0; j < len; j += VF_LANES) {
-        const vf dx = vf_sub(hx, vf_load(s->x + a + j));
-        const vf dy = vf_sub(hy, vf_load(s->y + a + j));
-        const vf dz = vf_sub(hz, vf_load(s->z + a + j));
-        const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
-        vf_store(t->arg + j, vf_mul(d2, scale));
-    }
-}
+/* The terms H adds, in visiting order, for up to PSE_BATCH neighbours taken
+ * from consecutive runs; a run's last vector writes up to VF_LANES - 1 lanes
+ * past its end, which the next run overwrites or the sums never read. */
+typedef struct pse_terms {
+    int count;
+    int skip; /* H's own slot, or -1 */
+    float r[PSE_BATCH + VF_LANES], x[PSE_BATCH + VF_LANES];
+    float y[PSE_BATCH + VF_LANES], z[PSE_BATCH + VF_LANES];
+} pse_terms;
 
-/* The four terms of each neighbour, in lanes; k already in t->k. */
-static void pse_lane_terms(const pse_home *h, const pse_sorted *s, int a, int len, pse_terms *t) {
+/* The terms of the neighbours at sorted positions [a, a + len), in lanes,
+ * into slots count .. count + len: every lane does the scalar operations. */
+static inline void pse_lane_terms(const pse_home *h, const pse_sorted *s, float neg_inv_s2, int a,
+                                  int len, pse_terms *t) {
     const vf hx = vf_splat(h->x), hy = vf_splat(h->y), hz = vf_splat(h->z);
     const vf hwx = vf_splat(h->wx), hwy = vf_splat(h->wy), hwz = vf_splat(h->wz);
-    const vf hrho = vf_splat(h->rho), weight = vf_splat(PSE_AXIAL_WEIGHT), zero = vf_splat(0.0f);
+    const vf hrho = vf_splat(h->rho), scale = vf_splat(neg_inv_s2);
+    const vf weight = vf_splat(PSE_AXIAL_WEIGHT), zero = vf_splat(0.0f);
     for (int j = 0; j < len; j += VF_LANES) {
-        const int n = a + j;
+        const int n = a + j, slot = t->count + j;
         const vf dx = vf_sub(hx, vf_load(s->x + n));
         const vf dy = vf_sub(hy, vf_load(s->y + n));
         const vf dz = vf_sub(hz, vf_load(s->z + n));
         const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
-        const vf k = vf_load(t->k + j);
+        const vf k = vf_expf(vf_mul(d2, scale));
         /* a pair at one point exchanges no vorticity */
         const vf axial = vf_select(vf_gt(d2, zero), vf_div(vf_mul(weight, k), d2), zero);
-        vf_store(t->r + j, vf_mul(vf_sub(vf_load(s->rho + n), hrho), k));
+        vf_store(t->r + slot, vf_mul(vf_sub(vf_load(s->rho + n), hrho), k));
         const vf ex = vf_sub(vf_load(s->wx + n), hwx);
         const vf ey = vf_sub(vf_load(s->wy + n), hwy);
         const vf ez = vf_sub(vf_load(s->wz + n), hwz);
         const vf dot = vf_add(vf_add(vf_mul(dx, ex), vf_mul(dy, ey)), vf_mul(dz, ez));
         const vf along = vf_mul(axial, dot);
-        vf_store(t->x + j, vf_mul(dx, along));
-        vf_store(t->y + j, vf_mul(dy, along));
-        vf_store(t->z + j, vf_mul(dz, along));
+        vf_store(t->x + slot, vf_mul(dx, along));
+        vf_store(t->y + slot, vf_mul(dy, along));
+        vf_store(t->z + slot, vf_mul(dz, along));
     }
 }
 
-/* H's sums over the terms [from, to), one neighbour at a time. */
+/* H's sums over the slots [from, to), one neighbour at a time. */
 static inline void pse_sum(pse_home *h, const pse_terms *t, int from, int to) {
     float dr = h->dr, dwx = h->dwx, dwy = h->dwy, dwz = h->dwz;
     for (int j = from; j < to; ++j) {
@@ -206,24 +197,30 @@ static inline void pse_sum(pse_home *h, const pse_terms *t, int from, int to) {
     h->dwz = dwz;
 }
 
-/* H's exchange with the vortons at sorted positions [a, b), one run of
- * consecutive cells, in batches; H itself (if in the run) is skipped. */
-static void pse_run(pse_home *h, const pse_sorted *s, int a, int b, float neg_inv_s2) {
-    pse_terms t;
+/* Adds the queued terms to H's sums in order, H's own slot skipped. */
+static void pse_flush(pse_home *h, pse_terms *t) {
+    if (t->skip >= 0) {
+        pse_sum(h, t, 0, t->skip);
+        pse_sum(h, t, t->skip + 1, t->count);
+    } else {
+        pse_sum(h, t, 0, t->count);
+    }
+    t->count = 0;
+    t->skip = -1;
+}
+
+/* Queues H's exchange with the vortons at sorted positions [a, b), one run of
+ * consecutive cells. */
+static void pse_run(pse_home *h, const pse_sorted *s, float neg_inv_s2, int a, int b,
+                    pse_terms *t) {
     while (a < b) {
-        const int len = b - a < PSE_BATCH ? b - a : PSE_BATCH;
-        const int lanes = (len + VF_LANES - 1) / VF_LANES * VF_LANES;
-        pse_arguments(h, s, a, lanes, neg_inv_s2, &t);
-        eddy_expf_array(t.arg, t.k, lanes);
-        pse_lane_terms(h, s, a, lanes, &t);
-        const int self = h->self - a;
-        if (self >= 0 && self < len) {
-            pse_sum(h, &t, 0, self);
-            pse_sum(h, &t, self + 1, len);
-        } else {
-            pse_sum(h, &t, 0, len);
-        }
+        const int room = PSE_BATCH - t->count;
+        const int len = b - a < room ? b - a : room;
+        if (h->self >= a && h->self < a + len) t->skip = t->count + (h->self - a);
+        pse_lane_terms(h, s, neg_inv_s2, a, len, t);
+        t->count += len;
         a += len;
+        if (t->count == PSE_BATCH) pse_flush(h, t);
     }
 }
 
@@ -232,6 +229,9 @@ static void pse_neighbours(pse_home *h, const pse_job *job) {
     const eddy_world *w = job->w;
     const grid_shape *g = &w->grid;
     const int *start = w->part.cell_start;
+    pse_terms t;
+    t.count = 0;
+    t.skip = -1;
     int c[3];
     grid_cell_of(g, h->x, h->y, h->z, c);
     const int ci_lo = c[0] > 0 ? c[0] - 1 : 0;
@@ -241,9 +241,10 @@ static void pse_neighbours(pse_home *h, const pse_job *job) {
         for (int cj = c[1] - 1; cj <= c[1] + 1; ++cj) {
             if (cj < 0 || cj >= g->cells[1]) continue;
             const int row = g->cells[0] * (cj + g->cells[1] * ck);
-            pse_run(h, &job->s, start[row + ci_lo], start[row + ci_hi + 1], job->neg_inv_s2);
+            pse_run(h, &job->s, job->neg_inv_s2, start[row + ci_lo], start[row + ci_hi + 1], &t);
         }
     }
+    pse_flush(h, &t);
 }
 
 static void pse_chunk(int chunk, int begin, int end, void *context) {
