@@ -197,72 +197,146 @@ static inline void pse_sum(pse_home *h, const pse_terms *t, int from, int to) {
     h->dwz = dwz;
 }
 
-/* Adds the queued terms to H's sums in order, H's own slot skipped. */
-static void pse_flush(pse_home *h, pse_terms *t) {
-    if (t->skip >= 0) {
-        pse_sum(h, t, 0, t->skip);
-        pse_sum(h, t, t->skip + 1, t->count);
-    } else {
-        pse_sum(h, t, 0, t->count);
+/* Up to two homes of one cell. They have the same neighbours, so their
+ * terms fill the same slots and are summed in one loop: two independent sets
+ * of sums, each in its own home's order, that hide each other's latency. */
+typedef struct pse_group {
+    int count; /* homes: 1 or 2 */
+    pse_home h[2];
+    pse_terms t[2];
+} pse_group;
+
+/* Both homes' sums over the slots [from, to). */
+static inline void pse_sum_two(pse_group *g, int from, int to) {
+    const pse_terms *ta = &g->t[0], *tb = &g->t[1];
+    float ar = g->h[0].dr, ax = g->h[0].dwx, ay = g->h[0].dwy, az = g->h[0].dwz;
+    float br = g->h[1].dr, bx = g->h[1].dwx, by = g->h[1].dwy, bz = g->h[1].dwz;
+    for (int j = from; j < to; ++j) {
+        ar += ta->r[j];
+        ax += ta->x[j];
+        ay += ta->y[j];
+        az += ta->z[j];
+        br += tb->r[j];
+        bx += tb->x[j];
+        by += tb->y[j];
+        bz += tb->z[j];
     }
-    t->count = 0;
-    t->skip = -1;
+    g->h[0].dr = ar;
+    g->h[0].dwx = ax;
+    g->h[0].dwy = ay;
+    g->h[0].dwz = az;
+    g->h[1].dr = br;
+    g->h[1].dwx = bx;
+    g->h[1].dwy = by;
+    g->h[1].dwz = bz;
 }
 
-/* Queues H's exchange with the vortons at sorted positions [a, b), one run of
- * consecutive cells. */
-static void pse_run(pse_home *h, const pse_sorted *s, float neg_inv_s2, int a, int b,
-                    pse_terms *t) {
+/* Adds the queued terms to the homes' sums in order, each home's own slot
+ * skipped (there only the other home adds). */
+static void pse_flush(pse_group *g) {
+    const int count = g->t[0].count;
+    int slot[2], home[2], skips = 0;
+    for (int m = 0; m < g->count; ++m)
+        if (g->t[m].skip >= 0) {
+            slot[skips] = g->t[m].skip;
+            home[skips++] = m;
+        }
+    if (skips == 2 && slot[1] < slot[0]) {
+        const int s0 = slot[0], h0 = home[0];
+        slot[0] = slot[1];
+        home[0] = home[1];
+        slot[1] = s0;
+        home[1] = h0;
+    }
+    int next = 0;
+    for (int e = 0; e < skips; ++e) {
+        if (g->count == 2) {
+            pse_sum_two(g, next, slot[e]);
+            const int other = 1 - home[e];
+            pse_sum(&g->h[other], &g->t[other], slot[e], slot[e] + 1);
+        } else {
+            pse_sum(&g->h[0], &g->t[0], next, slot[e]);
+        }
+        next = slot[e] + 1;
+    }
+    if (g->count == 2) pse_sum_two(g, next, count);
+    else pse_sum(&g->h[0], &g->t[0], next, count);
+    for (int m = 0; m < g->count; ++m) {
+        g->t[m].count = 0;
+        g->t[m].skip = -1;
+    }
+}
+
+/* Queues the homes' exchange with the vortons at sorted positions [a, b),
+ * one run of consecutive cells. */
+static void pse_run(pse_group *g, const pse_sorted *s, float neg_inv_s2, int a, int b) {
     while (a < b) {
-        const int room = PSE_BATCH - t->count;
+        const int room = PSE_BATCH - g->t[0].count;
         const int len = b - a < room ? b - a : room;
-        if (h->self >= a && h->self < a + len) t->skip = t->count + (h->self - a);
-        pse_lane_terms(h, s, neg_inv_s2, a, len, t);
-        t->count += len;
+        for (int m = 0; m < g->count; ++m) {
+            pse_terms *t = &g->t[m];
+            const int self = g->h[m].self;
+            if (self >= a && self < a + len) t->skip = t->count + (self - a);
+            pse_lane_terms(&g->h[m], s, neg_inv_s2, a, len, t);
+            t->count += len;
+        }
         a += len;
-        if (t->count == PSE_BATCH) pse_flush(h, t);
+        if (g->t[0].count == PSE_BATCH) pse_flush(g);
     }
 }
 
-/* H's exchange with the 27 cells around its cell: 9 runs, z then y. */
-static void pse_neighbours(pse_home *h, const pse_job *job) {
-    const eddy_world *w = job->w;
-    const grid_shape *g = &w->grid;
-    const int *start = w->part.cell_start;
-    pse_terms t;
-    t.count = 0;
-    t.skip = -1;
-    int c[3];
-    grid_cell_of(g, h->x, h->y, h->z, c);
+/* The exchange of the homes of cell c with the 27 cells around it: 9 runs,
+ * z then y. */
+static void pse_neighbours(pse_group *g, const pse_job *job, const int c[3]) {
+    const grid_shape *grid = &job->w->grid;
+    const int *start = job->w->part.cell_start;
+    for (int m = 0; m < g->count; ++m) {
+        g->t[m].count = 0;
+        g->t[m].skip = -1;
+    }
     const int ci_lo = c[0] > 0 ? c[0] - 1 : 0;
-    const int ci_hi = c[0] + 1 < g->cells[0] ? c[0] + 1 : g->cells[0] - 1;
+    const int ci_hi = c[0] + 1 < grid->cells[0] ? c[0] + 1 : grid->cells[0] - 1;
     for (int ck = c[2] - 1; ck <= c[2] + 1; ++ck) {
-        if (ck < 0 || ck >= g->cells[2]) continue;
+        if (ck < 0 || ck >= grid->cells[2]) continue;
         for (int cj = c[1] - 1; cj <= c[1] + 1; ++cj) {
-            if (cj < 0 || cj >= g->cells[1]) continue;
-            const int row = g->cells[0] * (cj + g->cells[1] * ck);
-            pse_run(h, &job->s, job->neg_inv_s2, start[row + ci_lo], start[row + ci_hi + 1], &t);
+            if (cj < 0 || cj >= grid->cells[1]) continue;
+            const int row = grid->cells[0] * (cj + grid->cells[1] * ck);
+            pse_run(g, &job->s, job->neg_inv_s2, start[row + ci_lo], start[row + ci_hi + 1]);
         }
     }
-    pse_flush(h, &t);
+    pse_flush(g);
 }
 
+static pse_home pse_home_at(const pse_sorted *s, int n) {
+    return (pse_home){n, s->x[n], s->y[n], s->z[n], s->wx[n], s->wy[n], s->wz[n], s->rho[n],
+                      0.0f, 0.0f, 0.0f, 0.0f};
+}
+
+static void pse_store(const pse_job *job, const pse_home *h) {
+    const eddy_world *w = job->w;
+    const int i = w->part.sorted_index[h->self];
+    w->scratch[0][i] = (h->wx + job->nu2dt * h->dwx) * job->keep_w;
+    w->scratch[1][i] = (h->wy + job->nu2dt * h->dwy) * job->keep_w;
+    w->scratch[2][i] = (h->wz + job->nu2dt * h->dwz) * job->keep_w;
+    w->scratch[3][i] = (h->rho + job->kappa2dt * h->dr) * job->keep_rho;
+}
+
+/* Homes at sorted positions [begin, end), two at a time where two
+ * consecutive ones share a cell. */
 static void pse_chunk(int chunk, int begin, int end, void *context) {
     const pse_job *job = context;
-    const eddy_world *w = job->w;
-    const pse_sorted *s = &job->s;
-    const int *sorted = w->part.sorted_index;
-    float *out_wx = w->scratch[0], *out_wy = w->scratch[1], *out_wz = w->scratch[2];
-    float *out_rho = w->scratch[3];
-    for (int n = begin; n < end; ++n) {
-        pse_home h = {n, s->x[n], s->y[n], s->z[n], s->wx[n], s->wy[n], s->wz[n], s->rho[n],
-                      0.0f, 0.0f, 0.0f, 0.0f};
-        pse_neighbours(&h, job);
-        const int i = sorted[n];
-        out_wx[i] = (h.wx + job->nu2dt * h.dwx) * job->keep_w;
-        out_wy[i] = (h.wy + job->nu2dt * h.dwy) * job->keep_w;
-        out_wz[i] = (h.wz + job->nu2dt * h.dwz) * job->keep_w;
-        out_rho[i] = (h.rho + job->kappa2dt * h.dr) * job->keep_rho;
+    const grid_shape *grid = &job->w->grid;
+    const int *start = job->w->part.cell_start;
+    pse_group g;
+    for (int n = begin; n < end; n += g.count) {
+        g.h[0] = pse_home_at(&job->s, n);
+        int c[3];
+        grid_cell_of(grid, g.h[0].x, g.h[0].y, g.h[0].z, c);
+        const int cell = c[0] + grid->cells[0] * (c[1] + grid->cells[1] * c[2]);
+        g.count = n + 1 < end && n + 1 < start[cell + 1] ? 2 : 1;
+        if (g.count == 2) g.h[1] = pse_home_at(&job->s, n + 1);
+        pse_neighbours(&g, job, c);
+        for (int m = 0; m < g.count; ++m) pse_store(job, &g.h[m]);
     }
 }
 
