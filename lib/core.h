@@ -355,9 +355,11 @@ typedef struct eddy_world {
     /* scratch for PSE (Jacobi update needs start-of-phase copies) */
     float *scratch[4];
     int scratch_capacity;
-    /* PSE's copy of the vortons' values in partition order (lib/diffuse.c) */
-    float *pse_sorted;
-    int pse_sorted_capacity;
+    /* Per-vorton scratch in partition order, 7 arrays (lib/diffuse.c): PSE's
+     * copy of the vortons' values; before it, the density phase's cell x
+     * index of each vorton (lib/density.c, the first array) */
+    float *sorted_scratch;
+    int sorted_scratch_capacity;
 
     /* chunk partials */
     void *partials;

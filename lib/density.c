@@ -94,25 +94,27 @@ static float point_density(const density_job *job, const int pt[3]) {
     const int *start = w->part.cell_start;
     /* in partition order: vortons m of cell c are start[c] <= m < start[c + 1] */
     const float *fx = w->scratch[0], *fy = w->scratch[1], *fz = w->scratch[2];
-    const float *rho = w->scratch[3];
+    const float *rho = w->scratch[3], *cell_x = w->sorted_scratch;
     const float scale = job->scale;
     const int *n = job->span;
+    /* The x-cells of one (y, z) row are consecutive cell indices, so their
+     * vortons are one run of the partition, visited in the same order (cell
+     * x, then index) as cell by cell; each vorton's cell x comes with it. */
+    const int ci_lo = pt[0] - n[0] > 0 ? pt[0] - n[0] : 0;
+    const int ci_hi = pt[0] + n[0] < g->cells[0] ? pt[0] + n[0] : g->cells[0]; /* exclusive */
     float sum = 0.0f, weight = 0.0f;
     for (int ck = pt[2] - n[2]; ck < pt[2] + n[2]; ++ck) {
         if (ck < 0 || ck >= g->cells[2]) continue;
         for (int cj = pt[1] - n[1]; cj < pt[1] + n[1]; ++cj) {
             if (cj < 0 || cj >= g->cells[1]) continue;
-            for (int ci = pt[0] - n[0]; ci < pt[0] + n[0]; ++ci) {
-                if (ci < 0 || ci >= g->cells[0]) continue;
-                const int c = ci + g->cells[0] * (cj + g->cells[1] * ck);
-                for (int m = start[c]; m < start[c + 1]; ++m) {
-                    const float wx = axis_weight(job, 0, ci, pt[0], fx[m]);
-                    const float wy = axis_weight(job, 1, cj, pt[1], fy[m]);
-                    const float wz = axis_weight(job, 2, ck, pt[2], fz[m]);
-                    const float wi = scale * (wx * wy * wz);
-                    sum += rho[m] * wi;
-                    weight += wi;
-                }
+            const int row = g->cells[0] * (cj + g->cells[1] * ck);
+            for (int m = start[row + ci_lo]; m < start[row + ci_hi]; ++m) {
+                const float wx = axis_weight(job, 0, (int)cell_x[m], pt[0], fx[m]);
+                const float wy = axis_weight(job, 1, cj, pt[1], fy[m]);
+                const float wz = axis_weight(job, 2, ck, pt[2], fz[m]);
+                const float wi = scale * (wx * wy * wz);
+                sum += rho[m] * wi;
+                weight += wi;
             }
         }
     }
@@ -122,7 +124,8 @@ static float point_density(const density_job *job, const int pt[3]) {
 
 /* Each vorton's fractions within its grid cell (grid_locate) and its rho',
  * in partition order (sorted position m holds vorton sorted_index[m]):
- * computed once into scratch[0..3] instead of once per grid point that
+ * computed once into scratch[0..3] (its cell x index into the first array
+ * of w->sorted_scratch) instead of once per grid point that
  * gathers it (8), and read by the points as contiguous runs, without the
  * indirection. The scratch arrays are free until diffusion fills them. */
 static void fraction_chunk(int chunk, int begin, int end, void *context) {
@@ -131,7 +134,7 @@ static void fraction_chunk(int chunk, int begin, int end, void *context) {
     const particle_array *v = &job->w->vortons;
     const int *sorted = job->w->part.sorted_index;
     float *fx = job->w->scratch[0], *fy = job->w->scratch[1], *fz = job->w->scratch[2];
-    float *rho = job->w->scratch[3];
+    float *rho = job->w->scratch[3], *cell_x = job->w->sorted_scratch;
     for (int m = begin; m < end; ++m) {
         const int i = sorted[m];
         int idx[3];
@@ -141,6 +144,7 @@ static void fraction_chunk(int chunk, int begin, int end, void *context) {
         fy[m] = t[1];
         fz[m] = t[2];
         rho[m] = v->drho[i];
+        cell_x[m] = (float)idx[0]; /* exact: at most 2^20 cells per axis */
     }
 }
 

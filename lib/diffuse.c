@@ -38,7 +38,7 @@
  * neighbours in visiting order; only the data movement differs).
  * - A copy in partition order. The phase first copies every vorton's
  *   position, vorticity and rho' into arrays ordered like
- *   part.sorted_index (w->pse_sorted, PSE_ARRAYS arrays). Cells along x are
+ *   part.sorted_index (w->sorted_scratch, PSE_ARRAYS arrays). Cells along x are
  *   consecutive cell indices, so the 3 x-cells of each of the 9 (y, z) rows
  *   around a home are one contiguous run of that copy: a home reads 9 runs,
  *   never gathering through sorted_index.
@@ -100,18 +100,18 @@ static const float PSE_AXIAL_WEIGHT = 5.0f;
 static size_t pse_stride(int capacity) { return (size_t)capacity + PSE_PAD; }
 
 bool eddy_pse_reserve(eddy_world *w, int n) {
-    if (n <= w->pse_sorted_capacity) return true;
+    if (n <= w->sorted_scratch_capacity) return true;
     const size_t stride = pse_stride(n);
-    float *p = realloc(w->pse_sorted, PSE_ARRAYS * stride * sizeof *p);
+    float *p = realloc(w->sorted_scratch, PSE_ARRAYS * stride * sizeof *p);
     if (!p) return false;
-    w->pse_sorted = p;
-    w->pse_sorted_capacity = n;
+    w->sorted_scratch = p;
+    w->sorted_scratch_capacity = n;
     return true;
 }
 
 static pse_sorted pse_sorted_view(const eddy_world *w) {
-    const float *p = w->pse_sorted;
-    const size_t stride = pse_stride(w->pse_sorted_capacity);
+    const float *p = w->sorted_scratch;
+    const size_t stride = pse_stride(w->sorted_scratch_capacity);
     return (pse_sorted){p, p + stride, p + 2 * stride, p + 3 * stride, p + 4 * stride,
                         p + 5 * stride, p + 6 * stride};
 }
@@ -121,8 +121,8 @@ static void copy_chunk(int chunk, int begin, int end, void *context) {
     const pse_job *job = context;
     const particle_array *v = &job->w->vortons;
     const int *sorted = job->w->part.sorted_index;
-    float *out = job->w->pse_sorted;
-    const size_t stride = pse_stride(job->w->pse_sorted_capacity);
+    float *out = job->w->sorted_scratch;
+    const size_t stride = pse_stride(job->w->sorted_scratch_capacity);
     float *x = out, *y = x + stride, *z = y + stride, *wx = z + stride, *wy = wx + stride;
     float *wz = wy + stride, *rho = wz + stride;
     for (int n = begin; n < end; ++n) {
@@ -139,9 +139,9 @@ static void copy_chunk(int chunk, int begin, int end, void *context) {
 
 /* The padding after the copied values: defined floats for the last lanes. */
 static void pad_clear(eddy_world *w, int count) {
-    const size_t stride = pse_stride(w->pse_sorted_capacity);
+    const size_t stride = pse_stride(w->sorted_scratch_capacity);
     for (int a = 0; a < PSE_ARRAYS; ++a)
-        memset(w->pse_sorted + a * stride + count, 0, PSE_PAD * sizeof(float));
+        memset(w->sorted_scratch + a * stride + count, 0, PSE_PAD * sizeof(float));
 }
 
 /* The terms H adds, in visiting order, for up to PSE_BATCH neighbours taken

@@ -190,7 +190,7 @@ static void world_free(eddy_world *w) {
     free(w->density);
     free(w->density_gradient);
     for (int k = 0; k < 4; ++k) free(w->scratch[k]);
-    free(w->pse_sorted);
+    free(w->sorted_scratch);
     free(w->partials);
     free(w->block_cache);
     free(w->block_nonfinite);
