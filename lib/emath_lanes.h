@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* eddy_expf in four float lanes (lib/tree_lanes4.h), for loops that already
- * work in lanes (eddy_expf_array, the PSE kernels of lib/diffuse.c).
+/* eddy_expf in float lanes, for loops that already work in lanes
+ * (eddy_expf_array, the PSE kernels of lib/diffuse_cell.h): four lanes of
+ * lib/tree_lanes4.h (the default), or eight of lib/tree_lanes8_avx.h when
+ * that header is included first and the file is built with AVX2.
  *
  * Each lane does eddy_expf's operations in eddy_expf's order (lib/emath.c):
  * the float steps are one IEEE operation per lane, the integer steps on the
@@ -13,7 +15,9 @@
 #ifndef EDDY_EMATH_LANES_H
 #define EDDY_EMATH_LANES_H
 
+#ifndef VF_LANES
 #include "tree_lanes4.h"
+#endif
 
 /* ln 2 = LN2_HI + LN2_LO; LN2_HI has 15 significant bits (0x3f317200) so
  * k * LN2_HI is exact for |k| < 512. */
@@ -33,7 +37,15 @@ static const float E4 = 0.041668396f;
 static const float E5 = 0.0083687967f;
 static const float E6 = 0.0013814433f;
 
-#if defined(__SSE2__) && !defined(EDDY_TREE_PLAIN_LANES)
+#if VF_LANES == 8
+/* 256-bit integer steps: the including file is built with -mavx2 */
+static inline vf vf_exp_scale(vf er, vf t) {
+    const __m256i k =
+        _mm256_sub_epi32(_mm256_castps_si256(t), _mm256_castps_si256(vf_splat(ROUND_MAGIC)));
+    return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(er), _mm256_slli_epi32(k, 23)));
+}
+#define EDDY_EXPF_LANES 1
+#elif defined(__SSE2__) && !defined(EDDY_TREE_PLAIN_LANES)
 /* 2^k er with k = bits(t) - bits(ROUND_MAGIC): k added to er's exponent. */
 static inline vf vf_exp_scale(vf er, vf t) {
     const __m128i k = _mm_sub_epi32(_mm_castps_si128(t), _mm_castps_si128(vf_splat(ROUND_MAGIC)));
@@ -66,12 +78,12 @@ static inline vf vf_expf(vf x) {
     const vf er = vf_add(vf_splat(1.0f), vf_add(r_hi, inner));
     const vf y = vf_exp_scale(er, t);
     const vm in_range = vm_and(vf_ge(x, vf_splat(EXP_MIN)), vf_ge(vf_splat(EXP_MAX), x));
-    const unsigned ok = vm_bits(in_range);
-    if (ok == 0xfu) return y;
-    float xs[4], ys[4];
+    const unsigned ok = vm_bits(in_range), all = (1u << VF_LANES) - 1u;
+    if (ok == all) return y;
+    float xs[VF_LANES], ys[VF_LANES];
     vf_store(xs, x);
     vf_store(ys, y);
-    for (int j = 0; j < 4; ++j)
+    for (int j = 0; j < VF_LANES; ++j)
         if (!(ok & (1u << j))) ys[j] = eddy_expf(xs[j]);
     return vf_load(ys);
 }
