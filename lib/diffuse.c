@@ -34,30 +34,35 @@
  * have) is damped three times faster; the operator stays dissipative. A pair
  * at the same point (d = 0) exchanges no vorticity.
  *
- * How it is computed (the bits are those of one scalar loop over the
- * neighbours in visiting order; only the data movement differs).
+ * How it is computed. The bits are those of one scalar loop over each
+ * home's neighbours in visiting order (tests/test_diffuse.c keeps that loop
+ * and compares every build with it); only the data movement differs.
  * - A copy in partition order. The phase first copies every vorton's
- *   position, vorticity and rho' into arrays ordered like
- *   part.sorted_index (w->sorted_scratch, PSE_ARRAYS arrays). Cells along x are
- *   consecutive cell indices, so the 3 x-cells of each of the 9 (y, z) rows
- *   around a home are one contiguous run of that copy: a home reads 9 runs,
- *   never gathering through sorted_index.
- * - Homes in partition order. Chunks run over sorted positions (fixed size,
- *   rule 1); each home writes its own slot of the scratch arrays, so the
- *   order homes are visited in changes nothing. Neighbouring homes read the
- *   same runs, which stay in cache.
- * - Terms in lanes, sums in order. Each run is cut into batches of at most
- *   PSE_BATCH neighbours. The per-neighbour terms, (rho'_T - rho'_H) k and
- *   d along (along = 5 k / |d|^2 (d . (omega_T - omega_H)), 0 at d = 0 by a
- *   select), are computed four neighbours at a time in SSE2, NEON or plain
- *   C lanes (lib/tree_lanes4.h): every lane does the scalar operations in
- *   the scalar order, nothing is summed across lanes, and the kernels go
- *   through eddy_expf_array (bit-identical to eddy_expf). The terms are then
- *   added to H's four sums one neighbour at a time in visiting order, the
- *   home itself skipped (its position in the run), never added as 0: -0 + +0
- *   is not -0. Lanes past a run's end read the next vortons of the copy
- *   (PSE_PAD zeroed floats follow the last), and their terms are never
- *   added. */
+ *   position, vorticity and rho' into arrays ordered like part.sorted_index
+ *   (w->sorted_scratch, PSE_ARRAYS arrays, PSE_PAD zeroed floats after
+ *   each). Cells along x are consecutive cell indices, so the 3 x-cells of
+ *   each of the 9 (y, z) rows around a cell are one contiguous run of the
+ *   copy: nothing is gathered through sorted_index per pair.
+ * - Homes by cell. Chunks run over sorted positions (a fixed size, rule 1),
+ *   so the homes of one cell come together; they have the same 27 cells,
+ *   whose 9 runs are packed once into one contiguous batch (at most
+ *   PSE_BATCH vortons, for up to PSE_HOMES homes; a larger neighbourhood
+ *   takes several batches, in order). Each home writes only its own slot of
+ *   the scratch arrays, so the order homes are handled in changes nothing.
+ * - Terms in lanes. The per-neighbour terms, (rho'_T - rho'_H) k and
+ *   d along with along = 5 k / |d|^2 (d . (omega_T - omega_H)) (0 at d = 0,
+ *   by a select), are computed four neighbours at a time (lib/tree_lanes4.h:
+ *   SSE2, NEON or plain C) or eight (lib/diffuse_avx2.c, AVX2, chosen at run
+ *   time): every lane does the scalar code's operations in its order, the
+ *   kernel is vf_expf (lib/emath_lanes.h, eddy_expf's bits), nothing is
+ *   summed across lanes. Lanes past the batch repeat its last neighbour and
+ *   are never added. Two homes are computed in one loop over the batch.
+ * - Sums in order. The terms are then added to each home's four sums one
+ *   neighbour at a time in visiting order, two homes' sums in one loop
+ *   (independent chains). A home's own slot is skipped, never added as 0:
+ *   -0 + +0 is not -0.
+ * The code of the last three steps is lib/diffuse_cell.h, built once per
+ * lane width. */
 #include "tree_lanes4.h"
 #include "emath_lanes.h"
 
