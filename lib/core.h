@@ -355,6 +355,11 @@ typedef struct eddy_world {
     /* scratch for PSE (Jacobi update needs start-of-phase copies) */
     float *scratch[4];
     int scratch_capacity;
+    /* Per-vorton scratch in partition order, 7 arrays (lib/diffuse.c): PSE's
+     * copy of the vortons' values; before it, the density phase's cell x
+     * index of each vorton (lib/density.c, the first array) */
+    float *sorted_scratch;
+    int sorted_scratch_capacity;
 
     /* chunk partials */
     void *partials;
@@ -407,6 +412,7 @@ vec3 eddy_frame_apparent_gravity(const eddy_world *w, vec3 x, vec3 g_scaled, flo
 bool eddy_frames_rotate(const eddy_world *w);
 vec3 eddy_frame_rotation_at(const eddy_world *w, vec3 x); /* W of the carrying container, or 0 */
 void eddy_phase_diffuse(eddy_world *w, float dt);
+bool eddy_pse_reserve(eddy_world *w, int vortons); /* diffusion's own scratch */
 void eddy_phase_advect_vortons(eddy_world *w, float dt);
 void eddy_phase_diagnostics(eddy_world *w);
 /* Bodies (bodies.c, collide.c, buoyancy.c). */

@@ -91,28 +91,30 @@ static inline float axis_weight(const density_job *job, int a, int c, int pt, fl
 static float point_density(const density_job *job, const int pt[3]) {
     const eddy_world *w = job->w;
     const grid_shape *g = &w->grid;
-    const particle_array *v = &w->vortons;
-    const int *start = w->part.cell_start, *sorted = w->part.sorted_index;
+    const int *start = w->part.cell_start;
+    /* in partition order: vortons m of cell c are start[c] <= m < start[c + 1] */
     const float *fx = w->scratch[0], *fy = w->scratch[1], *fz = w->scratch[2];
+    const float *rho = w->scratch[3], *cell_x = w->sorted_scratch;
     const float scale = job->scale;
     const int *n = job->span;
+    /* The x-cells of one (y, z) row are consecutive cell indices, so their
+     * vortons are one run of the partition, visited in the same order (cell
+     * x, then index) as cell by cell; each vorton's cell x comes with it. */
+    const int ci_lo = pt[0] - n[0] > 0 ? pt[0] - n[0] : 0;
+    const int ci_hi = pt[0] + n[0] < g->cells[0] ? pt[0] + n[0] : g->cells[0]; /* exclusive */
     float sum = 0.0f, weight = 0.0f;
     for (int ck = pt[2] - n[2]; ck < pt[2] + n[2]; ++ck) {
         if (ck < 0 || ck >= g->cells[2]) continue;
         for (int cj = pt[1] - n[1]; cj < pt[1] + n[1]; ++cj) {
             if (cj < 0 || cj >= g->cells[1]) continue;
-            for (int ci = pt[0] - n[0]; ci < pt[0] + n[0]; ++ci) {
-                if (ci < 0 || ci >= g->cells[0]) continue;
-                const int c = ci + g->cells[0] * (cj + g->cells[1] * ck);
-                for (int m = start[c]; m < start[c + 1]; ++m) {
-                    const int i = sorted[m];
-                    const float wx = axis_weight(job, 0, ci, pt[0], fx[i]);
-                    const float wy = axis_weight(job, 1, cj, pt[1], fy[i]);
-                    const float wz = axis_weight(job, 2, ck, pt[2], fz[i]);
-                    const float wi = scale * (wx * wy * wz);
-                    sum += v->drho[i] * wi;
-                    weight += wi;
-                }
+            const int row = g->cells[0] * (cj + g->cells[1] * ck);
+            for (int m = start[row + ci_lo]; m < start[row + ci_hi]; ++m) {
+                const float wx = axis_weight(job, 0, (int)cell_x[m], pt[0], fx[m]);
+                const float wy = axis_weight(job, 1, cj, pt[1], fy[m]);
+                const float wz = axis_weight(job, 2, ck, pt[2], fz[m]);
+                const float wi = scale * (wx * wy * wz);
+                sum += rho[m] * wi;
+                weight += wi;
             }
         }
     }
@@ -120,21 +122,29 @@ static float point_density(const density_job *job, const int pt[3]) {
     return sum / (weight > DENSITY_EDGE_WEIGHT ? weight : DENSITY_EDGE_WEIGHT);
 }
 
-/* Each vorton's fractions within its grid cell (grid_locate), computed once
- * into scratch[0..2] instead of once per grid point that gathers it (8). The
- * scratch arrays are free until diffusion fills them. */
+/* Each vorton's fractions within its grid cell (grid_locate) and its rho',
+ * in partition order (sorted position m holds vorton sorted_index[m]):
+ * computed once into scratch[0..3] (its cell x index into the first array
+ * of w->sorted_scratch) instead of once per grid point that
+ * gathers it (8), and read by the points as contiguous runs, without the
+ * indirection. The scratch arrays are free until diffusion fills them. */
 static void fraction_chunk(int chunk, int begin, int end, void *context) {
     const density_job *job = context;
     const grid_shape *g = &job->w->grid;
     const particle_array *v = &job->w->vortons;
+    const int *sorted = job->w->part.sorted_index;
     float *fx = job->w->scratch[0], *fy = job->w->scratch[1], *fz = job->w->scratch[2];
-    for (int i = begin; i < end; ++i) {
+    float *rho = job->w->scratch[3], *cell_x = job->w->sorted_scratch;
+    for (int m = begin; m < end; ++m) {
+        const int i = sorted[m];
         int idx[3];
         float t[3];
         grid_locate(g, v->px[i], v->py[i], v->pz[i], idx, t);
-        fx[i] = t[0];
-        fy[i] = t[1];
-        fz[i] = t[2];
+        fx[m] = t[0];
+        fy[m] = t[1];
+        fz[m] = t[2];
+        rho[m] = v->drho[i];
+        cell_x[m] = (float)idx[0]; /* exact: at most 2^20 cells per axis */
     }
 }
 
@@ -142,10 +152,16 @@ static void density_chunk(int chunk, int begin, int end, void *context) {
     const density_job *job = context;
     const grid_shape *g = &job->w->grid;
     const int nx = g->points[0], ny = g->points[1];
+    int pt[3] = {begin % nx, (begin / nx) % ny, begin / (nx * ny)}; /* then counted */
     for (int p = begin; p < end; ++p) {
-        const int pt[3] = {p % nx, (p / nx) % ny, p / (nx * ny)};
-        const float rho = point_density(job, pt);
-        job->w->density[p] = rho;
+        job->w->density[p] = point_density(job, pt);
+        if (++pt[0] == nx) {
+            pt[0] = 0;
+            if (++pt[1] == ny) {
+                pt[1] = 0;
+                ++pt[2];
+            }
+        }
     }
 }
 

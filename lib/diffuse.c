@@ -13,9 +13,7 @@
  * neighbourhood relation is symmetric (cell distance <= 1 on every axis) and
  * each pair's term is antisymmetric (T gets exactly minus what H gets), so
  * the exchange conserves sum(omega) and sum(rho') up to rounding. Neighbours
- * are visited in cell order z, y, x and ascending index within a cell. The
- * kernels exp(...) are evaluated in batches (eddy_expf_array, bit-identical
- * to eddy_expf); the sums still run neighbour by neighbour in that order.
+ * are visited in cell order z, y, x and ascending index within a cell.
  *
  * Why vorticity is exchanged along the pair's axis only. The original
  * exchanged the whole difference, k (omega_T - omega_H). A pair then changes
@@ -34,129 +32,172 @@
  * to (1/6) <k |d|^2> lap omega; with div omega = 0 the factor 5 gives the
  * original's diffusion rate. A divergent part (which a vorton field should not
  * have) is damped three times faster; the operator stays dissipative. A pair
- * at the same point (d = 0) exchanges no vorticity. */
-#include "core.h"
+ * at the same point (d = 0) exchanges no vorticity.
+ *
+ * How it is computed. The bits are those of one scalar loop over each
+ * home's neighbours in visiting order (tests/test_diffuse.c keeps that loop
+ * and compares every build with it); only the data movement differs.
+ * - A copy in partition order. The phase first copies every vorton's
+ *   position, vorticity and rho' into arrays ordered like part.sorted_index
+ *   (w->sorted_scratch, PSE_ARRAYS arrays, PSE_PAD zeroed floats after
+ *   each). Cells along x are consecutive cell indices, so the 3 x-cells of
+ *   each of the 9 (y, z) rows around a cell are one contiguous run of the
+ *   copy: nothing is gathered through sorted_index per pair.
+ * - Homes by cell. Chunks run over sorted positions (a fixed size, rule 1),
+ *   so the homes of one cell come together; they have the same 27 cells,
+ *   whose 9 runs are packed once into one contiguous batch (at most
+ *   PSE_BATCH vortons, for up to PSE_HOMES homes; a larger neighbourhood
+ *   takes several batches, in order). Each home writes only its own slot of
+ *   the scratch arrays, so the order homes are handled in changes nothing.
+ * - Terms in lanes. The per-neighbour terms, (rho'_T - rho'_H) k and
+ *   d along with along = 5 k / |d|^2 (d . (omega_T - omega_H)) (0 at d = 0,
+ *   by a select), are computed four neighbours at a time (lib/tree_lanes4.h:
+ *   SSE2, NEON or plain C) or eight (lib/diffuse_avx2.c, AVX2, chosen at run
+ *   time): every lane does the scalar code's operations in its order, the
+ *   kernel is vf_expf (lib/emath_lanes.h, eddy_expf's bits), nothing is
+ *   summed across lanes. Lanes past the batch repeat its last neighbour and
+ *   are never added. Two homes are computed in one loop over the batch.
+ * - Sums in order. The terms are then added to each home's four sums one
+ *   neighbour at a time in visiting order, two homes' sums in one loop
+ *   (independent chains). A home's own slot is skipped, never added as 0:
+ *   -0 + +0 is not -0.
+ * The code of the last three steps is lib/diffuse_cell.h, built once per
+ * lane width. */
+#include "tree_lanes4.h"
+#include "emath_lanes.h"
 
-enum { PSE_CHUNK = 128 };
+#define PSE_CELL_ENTRY eddy_pse_cell_lanes4
+#include "diffuse_cell.h"
 
-typedef struct pse_job {
-    eddy_world *w;
-    float inv_s2;
-    float nu2dt, kappa2dt;
-    float keep_w, keep_rho; /* 1 - rate dt */
-} pse_job;
+#include <stdlib.h>
 
-/* The exchange sums of one vorton H: its position and values, and the
- * running sums over its neighbours. */
-typedef struct pse_home {
-    int index;
-    float x, y, z;
-    float wx, wy, wz, rho;
-    float dwx, dwy, dwz, dr;
-} pse_home;
+#if defined(EDDY_HAVE_PSE_AVX2)
+#define EDDY_CPU_HAS_AVX2() __builtin_cpu_supports("avx2")
+#else
+#define EDDY_CPU_HAS_AVX2() false
+#endif
 
-/* Weight of the exchange along the pair's axis (see the note above). */
-static const float PSE_AXIAL_WEIGHT = 5.0f;
+enum { PSE_CHUNK = 128, COPY_CHUNK = 1024 };
 
-/* H's neighbours in visiting order, waiting for their kernels. Cells hold a
- * vorton or two, so the kernels are batched over all 27 cells: evaluated
- * together (eddy_expf_array, lanes = neighbours, nothing summed across
- * them), with each pair's axial factor 5 k / |d|^2 (one division per lane,
- * exactly rounded in any width), then added one by one in the visiting
- * order. */
-enum { PSE_BATCH = 64 };
-
-typedef struct pse_batch {
-    int count;
-    int t[PSE_BATCH];
-    float arg[PSE_BATCH]; /* -|d|^2 / s^2 */
-    float dx[PSE_BATCH], dy[PSE_BATCH], dz[PSE_BATCH], d2[PSE_BATCH]; /* d = x_H - x_T */
-} pse_batch;
-
-static inline void pse_add(pse_home *h, const particle_array *v, const pse_batch *b, int j,
-                           float k, float axial) {
-    const int t = b->t[j];
-    h->dr += (v->drho[t] - h->rho) * k;
-    const float ex = v->wx[t] - h->wx, ey = v->wy[t] - h->wy, ez = v->wz[t] - h->wz;
-    const float along = axial * (b->dx[j] * ex + b->dy[j] * ey + b->dz[j] * ez);
-    h->dwx += b->dx[j] * along;
-    h->dwy += b->dy[j] * along;
-    h->dwz += b->dz[j] * along;
+/* The eight-lane build where the CPU has AVX2, else the four-lane one: the
+ * same bits either way, so the choice is a matter of speed only. */
+static pse_cell_fn *pse_cell_for_cpu(void) {
+#if defined(EDDY_HAVE_PSE_AVX2)
+    if (EDDY_CPU_HAS_AVX2()) return eddy_pse_cell_avx2;
+#endif
+    return eddy_pse_cell_lanes4;
 }
 
-static void pse_flush(pse_home *h, const particle_array *v, pse_batch *b) {
-    float k[PSE_BATCH], axial[PSE_BATCH];
-    eddy_expf_array(b->arg, k, b->count);
-    for (int j = 0; j < b->count; ++j) /* a pair at one point exchanges no vorticity */
-        axial[j] = b->d2[j] > 0.0f ? PSE_AXIAL_WEIGHT * k[j] / b->d2[j] : 0.0f;
-    for (int j = 0; j < b->count; ++j) pse_add(h, v, b, j, k[j], axial[j]);
-    b->count = 0;
+static size_t pse_stride(int capacity) { return (size_t)capacity + PSE_PAD; }
+
+bool eddy_pse_reserve(eddy_world *w, int n) {
+    if (n <= w->sorted_scratch_capacity) return true;
+    const size_t stride = pse_stride(n);
+    float *p = realloc(w->sorted_scratch, PSE_ARRAYS * stride * sizeof *p);
+    if (!p) return false;
+    w->sorted_scratch = p;
+    w->sorted_scratch_capacity = n;
+    return true;
 }
 
-/* Queues H's exchange with the vortons sorted[n .. end) of one cell. */
-static void pse_cell(pse_home *h, const particle_array *v, pse_batch *b, const int *sorted, int n,
-                     int end, float inv_s2) {
-    for (; n < end; ++n) {
-        const int t = sorted[n];
-        if (t == h->index) continue;
-        const float dx = h->x - v->px[t], dy = h->y - v->py[t], dz = h->z - v->pz[t];
-        const float d2 = dx * dx + dy * dy + dz * dz;
-        const int j = b->count;
-        b->t[j] = t;
-        b->dx[j] = dx;
-        b->dy[j] = dy;
-        b->dz[j] = dz;
-        b->d2[j] = d2;
-        b->arg[j] = -d2 * inv_s2;
-        if (++b->count == PSE_BATCH) pse_flush(h, v, b);
+static pse_sorted pse_sorted_view(const eddy_world *w) {
+    const float *p = w->sorted_scratch;
+    const size_t stride = pse_stride(w->sorted_scratch_capacity);
+    return (pse_sorted){p, p + stride, p + 2 * stride, p + 3 * stride, p + 4 * stride,
+                        p + 5 * stride, p + 6 * stride};
+}
+
+/* Start-of-phase values into partition order, sorted positions [begin, end). */
+static void copy_chunk(int chunk, int begin, int end, void *context) {
+    const pse_job *job = context;
+    const particle_array *v = &job->w->vortons;
+    const int *sorted = job->w->part.sorted_index;
+    float *out = job->w->sorted_scratch;
+    const size_t stride = pse_stride(job->w->sorted_scratch_capacity);
+    float *x = out, *y = x + stride, *z = y + stride, *wx = z + stride, *wy = wx + stride;
+    float *wz = wy + stride, *rho = wz + stride;
+    for (int n = begin; n < end; ++n) {
+        const int i = sorted[n];
+        x[n] = v->px[i];
+        y[n] = v->py[i];
+        z[n] = v->pz[i];
+        wx[n] = v->wx[i];
+        wy[n] = v->wy[i];
+        wz[n] = v->wz[i];
+        rho[n] = v->drho[i];
     }
 }
 
+/* The padding after the copied values: defined floats for the last lanes. */
+static void pad_clear(eddy_world *w, int count) {
+    const size_t stride = pse_stride(w->sorted_scratch_capacity);
+    for (int a = 0; a < PSE_ARRAYS; ++a)
+        memset(w->sorted_scratch + a * stride + count, 0, PSE_PAD * sizeof(float));
+}
+
+/* The terms H adds, in visiting order, for up to PSE_BATCH neighbours taken
+ * from consecutive runs; a run's last vector writes up to VF_LANES - 1 lanes
+ * past its end, which the next run overwrites or the sums never read. */
+static pse_home pse_home_at(const pse_sorted *s, int n) {
+    return (pse_home){n, s->x[n], s->y[n], s->z[n], s->wx[n], s->wy[n], s->wz[n], s->rho[n],
+                      0.0f, 0.0f, 0.0f, 0.0f};
+}
+
+static void pse_store(const pse_job *job, const pse_home *h) {
+    const eddy_world *w = job->w;
+    const int i = w->part.sorted_index[h->self];
+    w->scratch[0][i] = (h->wx + job->nu2dt * h->dwx) * job->keep_w;
+    w->scratch[1][i] = (h->wy + job->nu2dt * h->dwy) * job->keep_w;
+    w->scratch[2][i] = (h->wz + job->nu2dt * h->dwz) * job->keep_w;
+    w->scratch[3][i] = (h->rho + job->kappa2dt * h->dr) * job->keep_rho;
+}
+
+/* Homes at sorted positions [begin, end), up to PSE_HOMES of one cell at a
+ * time. */
 static void pse_chunk(int chunk, int begin, int end, void *context) {
     const pse_job *job = context;
-    const eddy_world *w = job->w;
-    const particle_array *v = &w->vortons;
-    const grid_shape *g = &w->grid;
-    const int *start = w->part.cell_start, *sorted = w->part.sorted_index;
-    float *out_wx = w->scratch[0], *out_wy = w->scratch[1], *out_wz = w->scratch[2];
-    float *out_rho = w->scratch[3];
-    for (int i = begin; i < end; ++i) {
-        pse_home h = {i, v->px[i], v->py[i], v->pz[i], v->wx[i], v->wy[i], v->wz[i], v->drho[i],
-                      0.0f, 0.0f, 0.0f, 0.0f};
-        pse_batch batch;
-        batch.count = 0;
+    const grid_shape *grid = &job->w->grid;
+    const int *start = job->w->part.cell_start;
+    pse_home homes[PSE_HOMES];
+    for (int n = begin; n < end;) {
+        homes[0] = pse_home_at(&job->s, n);
         int c[3];
-        grid_cell_of(g, h.x, h.y, h.z, c);
-        for (int ck = c[2] - 1; ck <= c[2] + 1; ++ck) {
-            if (ck < 0 || ck >= g->cells[2]) continue;
-            for (int cj = c[1] - 1; cj <= c[1] + 1; ++cj) {
-                if (cj < 0 || cj >= g->cells[1]) continue;
-                for (int ci = c[0] - 1; ci <= c[0] + 1; ++ci) {
-                    if (ci < 0 || ci >= g->cells[0]) continue;
-                    const int cell = ci + g->cells[0] * (cj + g->cells[1] * ck);
-                    pse_cell(&h, v, &batch, sorted, start[cell], start[cell + 1], job->inv_s2);
-                }
-            }
-        }
-        pse_flush(&h, v, &batch);
-        out_wx[i] = (h.wx + job->nu2dt * h.dwx) * job->keep_w;
-        out_wy[i] = (h.wy + job->nu2dt * h.dwy) * job->keep_w;
-        out_wz[i] = (h.wz + job->nu2dt * h.dwz) * job->keep_w;
-        out_rho[i] = (h.rho + job->kappa2dt * h.dr) * job->keep_rho;
+        grid_cell_of(grid, homes[0].x, homes[0].y, homes[0].z, c);
+        const int cell = c[0] + grid->cells[0] * (c[1] + grid->cells[1] * c[2]);
+        const int cell_end = start[cell + 1] < end ? start[cell + 1] : end;
+        const int count = cell_end - n < PSE_HOMES ? cell_end - n : PSE_HOMES;
+        for (int m = 1; m < count; ++m) homes[m] = pse_home_at(&job->s, n + m);
+        job->cell(job, c, homes, count);
+        for (int m = 0; m < count; ++m) pse_store(job, &homes[m]);
+        n += count;
     }
 }
 
-void eddy_phase_diffuse(eddy_world *w, float dt) {
+void eddy_phase_diffuse_using(eddy_world *w, float dt, pse_cell_fn *cell) {
     if (!w->grid_valid || w->vortons.count == 0) return;
     const eddy_world_def *d = &w->def;
     const float s = 8.0f * d->vorton_radius;
-    pse_job job = {w, 1.0f / (s * s), 2.0f * d->viscosity * dt, 2.0f * d->density_diffusivity * dt,
-                   1.0f - d->vorticity_dissipation * dt, 1.0f - d->density_relaxation * dt};
     particle_array *v = &w->vortons;
+    pse_job job = {w, pse_sorted_view(w), cell, -(1.0f / (s * s)), 2.0f * d->viscosity * dt,
+                   2.0f * d->density_diffusivity * dt, 1.0f - d->vorticity_dissipation * dt,
+                   1.0f - d->density_relaxation * dt};
+    eddy_parallel_for(&w->tasks, v->count, COPY_CHUNK, copy_chunk, &job);
+    pad_clear(w, v->count);
     eddy_parallel_for(&w->tasks, v->count, PSE_CHUNK, pse_chunk, &job);
     const size_t bytes = (size_t)v->count * sizeof(float);
     memcpy(v->wx, w->scratch[0], bytes);
     memcpy(v->wy, w->scratch[1], bytes);
     memcpy(v->wz, w->scratch[2], bytes);
     memcpy(v->drho, w->scratch[3], bytes);
+}
+
+pse_cell_fn *eddy_pse_cell_avx2_if_available(void) {
+#if defined(EDDY_HAVE_PSE_AVX2)
+    if (EDDY_CPU_HAS_AVX2()) return eddy_pse_cell_avx2;
+#endif
+    return NULL;
+}
+
+void eddy_phase_diffuse(eddy_world *w, float dt) {
+    eddy_phase_diffuse_using(w, dt, pse_cell_for_cpu());
 }

@@ -82,9 +82,7 @@
  * logf 0.840, cbrtf 0.516, sinf/cosf 0.501, tanhf 1.42, atan2f 1.50 (sampled). */
 #include "core.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "emath_lanes.h"
 
 /* ---------------------------------------------------------------- bits */
 
@@ -119,25 +117,8 @@ static inline float scale_exponent(float y, int k) {
     return u2f(f2u(y) + ((uint32_t)k << 23));
 }
 
-/* ln 2 = LN2_HI + LN2_LO; LN2_HI has 15 significant bits (0x3f317200) so
- * k * LN2_HI is exact for |k| < 512. */
-static const float LN2_HI = 0.693145751953125f;
-static const float LN2_LO = 1.42860677e-06f;
-
 /* ---------------------------------------------------------------- exp */
-
-static const float LOG2E = 1.44269502f;
-static const float ROUND_MAGIC = 12582912.0f; /* 1.5 2^23 */
-/* Largest x with a finite result, and smallest with a normal result. */
-static const float EXP_MAX = 88.7228317f;  /* 0x42b17217 */
-static const float EXP_MIN = -87.3365402f; /* 0xc2aeac4f */
-
-/* exp(r) - 1 - r = r^2 (E2 + E3 r + E4 r^2 + E5 r^3 + E6 r^4) on |r| <= 0.347 */
-static const float E2 = 0.49999994f;
-static const float E3 = 0.16666520f;
-static const float E4 = 0.041668396f;
-static const float E5 = 0.0083687967f;
-static const float E6 = 0.0013814433f;
+/* The constants are in lib/emath_lanes.h, shared with vf_expf. */
 
 static float expf_special(float x) {
     if (x != x) {
@@ -169,47 +150,9 @@ float eddy_expf(float x) {
     return u2f(f2u(er) + (k << 23));
 }
 
-#if defined(__SSE2__)
-/* eddy_expf on four independent arguments, one per lane: the same operations
- * in the same order as eddy_expf, lane by lane (the integer steps are the
- * same 32-bit wrap-around arithmetic), so each lane has the bits eddy_expf
- * gives for its argument. Lanes outside [EXP_MIN, EXP_MAX] (NaN included)
- * are redone by eddy_expf. */
-static void expf4(const float x[4], float out[4]) {
-    const __m128 v = _mm_loadu_ps(x);
-    const __m128 h = _mm_mul_ps(v, _mm_set1_ps(LOG2E));
-    const __m128 t = _mm_add_ps(h, _mm_set1_ps(ROUND_MAGIC));
-    const __m128 kf = _mm_sub_ps(t, _mm_set1_ps(ROUND_MAGIC));
-    const __m128i k = _mm_sub_epi32(_mm_castps_si128(t), _mm_set1_epi32((int)f2u(ROUND_MAGIC)));
-    const __m128 r_hi = _mm_sub_ps(v, _mm_mul_ps(kf, _mm_set1_ps(LN2_HI)));
-    const __m128 r_lo = _mm_mul_ps(kf, _mm_set1_ps(LN2_LO));
-    const __m128 r = _mm_sub_ps(r_hi, r_lo);
-    const __m128 r2 = _mm_mul_ps(r, r);
-    const __m128 p23 = _mm_add_ps(_mm_set1_ps(E2), _mm_mul_ps(r, _mm_set1_ps(E3)));
-    const __m128 p45 = _mm_add_ps(_mm_set1_ps(E4), _mm_mul_ps(r, _mm_set1_ps(E5)));
-    const __m128 p456 = _mm_add_ps(p45, _mm_mul_ps(r2, _mm_set1_ps(E6)));
-    const __m128 p = _mm_add_ps(p23, _mm_mul_ps(r2, p456));
-    const __m128 inner = _mm_sub_ps(_mm_mul_ps(r2, p), r_lo);
-    const __m128 er = _mm_add_ps(_mm_set1_ps(1.0f), _mm_add_ps(r_hi, inner));
-    const __m128i bits = _mm_add_epi32(_mm_castps_si128(er), _mm_slli_epi32(k, 23));
-    _mm_storeu_ps(out, _mm_castsi128_ps(bits));
-    const __m128 in_range = _mm_and_ps(_mm_cmpge_ps(v, _mm_set1_ps(EXP_MIN)),
-                                       _mm_cmple_ps(v, _mm_set1_ps(EXP_MAX)));
-    const int ok = _mm_movemask_ps(in_range);
-    if (ok != 0xf) {
-        for (int j = 0; j < 4; ++j)
-            if (!(ok & (1 << j))) out[j] = eddy_expf(x[j]);
-    }
-}
-#else
-static void expf4(const float x[4], float out[4]) {
-    for (int j = 0; j < 4; ++j) out[j] = eddy_expf(x[j]);
-}
-#endif
-
 void eddy_expf_array(const float *x, float *out, int n) {
     int j = 0;
-    for (; j + 4 <= n; j += 4) expf4(x + j, out + j);
+    for (; j + VF_LANES <= n; j += VF_LANES) vf_store(out + j, vf_expf(vf_load(x + j)));
     for (; j < n; ++j) out[j] = eddy_expf(x[j]);
 }
 

@@ -26,6 +26,7 @@ static inline vf vf_sqrt(vf a) { return _mm256_sqrt_ps(a); }
 static inline vm vf_lt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OS); }
 static inline vm vf_gt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OS); }
 static inline vm vm_andnot(vm not_a, vm b) { return _mm256_andnot_ps(not_a, b); }
+static inline vm vm_and(vm a, vm b) { return _mm256_and_ps(a, b); }
 static inline vf vf_select(vm m, vf a, vf b) { return _mm256_blendv_ps(b, a, m); }
 static inline vf vf_max(vf a, vf b) { return _mm256_max_ps(a, b); }
 static inline vm vf_ge(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GE_OS); }

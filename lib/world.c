@@ -191,6 +191,7 @@ static void world_free(eddy_world *w) {
     free(w->density);
     free(w->density_gradient);
     for (int k = 0; k < 4; ++k) free(w->scratch[k]);
+    free(w->sorted_scratch);
     free(w->partials);
     free(w->block_cache);
     free(w->block_nonfinite);
@@ -285,6 +286,7 @@ static bool scratch_reserve(eddy_world *w, int n) {
     if (n <= w->scratch_capacity) return true;
     for (int k = 0; k < 4; ++k)
         if (!grow((void **)&w->scratch[k], (size_t)n * sizeof(float))) return false;
+    if (!eddy_pse_reserve(w, n)) return false;
     w->scratch_capacity = n;
     return true;
 }
