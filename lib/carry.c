@@ -154,35 +154,34 @@ bool eddy_frames_rotate(const eddy_world *w) {
     return false;
 }
 
-vec3 eddy_frame_rotation_at(const eddy_world *w, vec3 x) {
+/* The container that carries x (the first in slot order whose inner box
+ * holds it, as for the rigid motion), or NULL. */
+static const body *carrying_container(const eddy_world *w, vec3 x) {
     for (int s = 0; s < w->body_count; ++s) {
         const body *b = &w->bodies[s];
         if (!eddy_body_carries_fluid(b)) continue;
         const vec3 c = {b->position[0], b->position[1], b->position[2]};
         mat3 r;
         memcpy(r.m, b->rotation, sizeof r.m);
-        if (!inside_box(b, c, &r, x)) continue;
-        return (vec3){b->angular_velocity[0], b->angular_velocity[1], b->angular_velocity[2]};
+        if (inside_box(b, c, &r, x)) return b;
     }
-    return (vec3){0.0f, 0.0f, 0.0f};
+    return NULL;
+}
+
+vec3 eddy_frame_rotation_at(const eddy_world *w, vec3 x) {
+    const body *b = carrying_container(w, x);
+    if (!b) return (vec3){0.0f, 0.0f, 0.0f};
+    return (vec3){b->angular_velocity[0], b->angular_velocity[1], b->angular_velocity[2]};
 }
 
 vec3 eddy_frame_apparent_gravity(const eddy_world *w, vec3 x, vec3 g_scaled, float scale) {
-    for (int s = 0; s < w->body_count; ++s) {
-        const body *b = &w->bodies[s];
-        if (!eddy_body_carries_fluid(b)) continue;
-        const vec3 c = {b->position[0], b->position[1], b->position[2]};
-        mat3 r;
-        memcpy(r.m, b->rotation, sizeof r.m);
-        if (!inside_box(b, c, &r, x)) continue;
-        if (!frame_accelerates(b)) return g_scaled;
-        const vec3 d = v3_sub(x, c);
-        const vec3 om = {b->angular_velocity[0], b->angular_velocity[1], b->angular_velocity[2]};
-        const vec3 al = {b->frame_angular_acceleration[0], b->frame_angular_acceleration[1],
-                         b->frame_angular_acceleration[2]};
-        const vec3 a = {b->frame_acceleration[0], b->frame_acceleration[1], b->frame_acceleration[2]};
-        const vec3 fict = v3_add(v3_add(a, v3_cross(al, d)), v3_cross(om, v3_cross(om, d)));
-        return v3_sub(g_scaled, v3_scale(fict, scale));
-    }
-    return g_scaled;
+    const body *b = carrying_container(w, x);
+    if (!b || !frame_accelerates(b)) return g_scaled;
+    const vec3 d = v3_sub(x, (vec3){b->position[0], b->position[1], b->position[2]});
+    const vec3 om = {b->angular_velocity[0], b->angular_velocity[1], b->angular_velocity[2]};
+    const vec3 al = {b->frame_angular_acceleration[0], b->frame_angular_acceleration[1],
+                     b->frame_angular_acceleration[2]};
+    const vec3 a = {b->frame_acceleration[0], b->frame_acceleration[1], b->frame_acceleration[2]};
+    const vec3 fict = v3_add(v3_add(a, v3_cross(al, d)), v3_cross(om, v3_cross(om, d)));
+    return v3_sub(g_scaled, v3_scale(fict, scale));
 }
