@@ -21,33 +21,14 @@
 #include "eddy/eddy.h"
 #include "scenes.h"
 #include "vmath.h"
+#include "test_points.h"
 
 /* ---------------------------------------------------------------- points */
-static uint32_t rng_state = 0x2545f491u;
+static test_rng rng = {0x2545f491u};
 
-static float uniform(float lo, float hi) { /* xorshift32: test data only */
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 17;
-    rng_state ^= rng_state << 5;
-    return lo + (hi - lo) * (float)(rng_state >> 8) * (1.0f / 16777216.0f);
-}
+static float uniform(float lo, float hi) { return test_uniform(&rng, lo, hi); }
 
-/* A rotation about the axis (1, 2, 3) by 0.7 rad, as a row-major matrix. */
-static mat3 some_rotation(void) {
-    const float n = sqrtf(14.0f), s = sinf(0.35f), c = cosf(0.35f);
-    const quat q = {s / n, 2.0f * s / n, 3.0f * s / n, c};
-    mat3 r;
-    r.m[0][0] = 1 - 2 * (q.y * q.y + q.z * q.z);
-    r.m[0][1] = 2 * (q.x * q.y - q.z * q.w);
-    r.m[0][2] = 2 * (q.x * q.z + q.y * q.w);
-    r.m[1][0] = 2 * (q.x * q.y + q.z * q.w);
-    r.m[1][1] = 1 - 2 * (q.x * q.x + q.z * q.z);
-    r.m[1][2] = 2 * (q.y * q.z - q.x * q.w);
-    r.m[2][0] = 2 * (q.x * q.z - q.y * q.w);
-    r.m[2][1] = 2 * (q.y * q.z + q.x * q.w);
-    r.m[2][2] = 1 - 2 * (q.x * q.x + q.y * q.y);
-    return r;
-}
+static mat3 some_rotation(void) { return test_rotation(); }
 
 static const eddy_contact_rules rules = {0.01f, 1.0f, 4.18879e-6f, 1.5f, 0.01f * (1.0f + 1.0e-4f)};
 
