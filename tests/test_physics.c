@@ -119,14 +119,15 @@ typedef struct moments {
 } moments;
 
 static moments moments_of(const eddy_world *w) {
-    const double r = eddy_world_get_def(w)->vorton_radius;
+    const double r = (double)eddy_world_get_def(w)->vorton_radius;
     const double V = 4.0 / 3.0 * PI * r * r * r;
     int n;
     eddy_vorton *v = get_vortons(w, &n);
     moments m;
     memset(&m, 0, sizeof m);
     for (int i = 0; i < n; ++i) {
-        const double x = v[i].position.x, y = v[i].position.y, z = v[i].position.z;
+        const double x = (double)v[i].position.x, y = (double)v[i].position.y,
+                     z = (double)v[i].position.z;
         const double wx = (double)v[i].vorticity.x * V, wy = (double)v[i].vorticity.y * V,
                      wz = (double)v[i].vorticity.z * V;
         m.total_vorticity[0] += wx;
@@ -430,7 +431,7 @@ static ring_prediction thin_ring_predict(const thin_ring *ring) {
  * centroid of the core: every lattice line has n_arc vortons) over `frames`,
  * and over the second half alone. */
 static double ring_axial_speed(eddy_world *w, int frames, double *second_half) {
-    const double dt = eddy_world_get_def(w)->dt;
+    const double dt = (double)eddy_world_get_def(w)->dt;
     double p0[3], pm[3], p1[3];
     vorton_centroid(w, p0);
     step_n(w, frames / 2, NULL);
@@ -805,7 +806,7 @@ static double wind_defect(eddy_world *calm, eddy_world *windy, eddy_vec3 W, int 
     vorton_centroid(calm, a1);
     vorton_centroid(windy, b1);
     const double t = frames * (double)eddy_world_get_def(calm)->dt;
-    const double Wd[3] = {W.x, W.y, W.z};
+    const double Wd[3] = {(double)W.x, (double)W.y, (double)W.z};
     double e[3];
     for (int k = 0; k < 3; ++k) {
         disp_out[k] = a1[k] - a0[k];
