@@ -27,6 +27,7 @@
 #include "scenes.h"
 #include "vmath.h"
 #include "test_points.h"
+#include "scene_trace.h"
 
 /* ---------------------------------------------------------------- points */
 static test_rng rng = {0x9e3779b9u};
@@ -223,31 +224,7 @@ Test(broadphase, nonfinite_block_is_never_skipped) {
 }
 
 /* ---------------------------------------------------------------- scenes */
-enum { FRAMES = 40 };
-
-static void trace_scene(const char *scene, uint32_t mutations, uint64_t out[FRAMES],
-                        int *bodies) {
-    eddy_world_def base = eddy_world_def_default();
-    base.worker_count = 2;
-    base.test_mutations = mutations;
-    eddy_world *w = NULL;
-    const eddy_status s = eddy_scene_create(scene, &base, &w);
-    cr_assert_eq(s, EDDY_OK, "%s: %s", scene, eddy_status_name(s));
-    *bodies = eddy_world_body_count(w);
-    eddy_scene_input buffer;
-    for (int f = 0; f < FRAMES && *bodies > 0; ++f) {
-        const eddy_input *in = eddy_scene_input_for(scene, eddy_world_frame(w), &buffer);
-        cr_assert_eq(eddy_world_step(w, in), EDDY_OK, "%s frame %d", scene, f + 1);
-        out[f] = eddy_world_hash(w).frame_hash;
-    }
-    eddy_world_destroy(w);
-}
-
-static int first_difference(const uint64_t a[FRAMES], const uint64_t b[FRAMES]) {
-    for (int f = 0; f < FRAMES; ++f)
-        if (a[f] != b[f]) return f + 1;
-    return 0;
-}
+enum { FRAMES = TRACE_FRAMES };
 
 Test(broadphase, every_body_scene_same_hashes_without_broad_phase, .timeout = 600) {
     int scenes_with_bodies = 0;
@@ -255,10 +232,10 @@ Test(broadphase, every_body_scene_same_hashes_without_broad_phase, .timeout = 60
         const char *name = eddy_scene_at(k)->name;
         uint64_t with[FRAMES], without[FRAMES];
         int bodies = 0;
-        trace_scene(name, EDDY_MUTATION_NONE, with, &bodies);
+        trace_scene(name, 2, 0, EDDY_MUTATION_NONE, with, &bodies);
         if (bodies == 0) continue;
         ++scenes_with_bodies;
-        trace_scene(name, EDDY_MUTATION_NO_BROAD_PHASE, without, &bodies);
+        trace_scene(name, 2, 0, EDDY_MUTATION_NO_BROAD_PHASE, without, &bodies);
         const int f = first_difference(with, without);
         cr_expect_eq(f, 0, "%s: the broad phase changes frame %d", name, f);
     }
@@ -318,8 +295,9 @@ Test(broadphase, forgetting_the_reach_is_caught) {
     for (int k = 0; k < 3; ++k) {
         uint64_t with[FRAMES], broken[FRAMES];
         int bodies = 0;
-        trace_scene(scenes[k], EDDY_MUTATION_NONE, with, &bodies);
-        trace_scene(scenes[k], EDDY_MUTATION_BROAD_PHASE_IGNORES_REACH, broken, &bodies);
+        trace_scene(scenes[k], 2, 0, EDDY_MUTATION_NONE, with, &bodies);
+        trace_scene(scenes[k], 2, 0, EDDY_MUTATION_BROAD_PHASE_IGNORES_REACH, broken,
+                    &bodies);
         cr_expect_neq(first_difference(with, broken), 0,
                       "%s: a broad phase without the contact distance went unnoticed", scenes[k]);
     }

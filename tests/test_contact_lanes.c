@@ -22,6 +22,7 @@
 #include "scenes.h"
 #include "vmath.h"
 #include "test_points.h"
+#include "scene_trace.h"
 
 /* ---------------------------------------------------------------- points */
 static test_rng rng = {0x2545f491u};
@@ -139,31 +140,7 @@ Test(contact_lanes, simd_and_plain_lanes_agree_bitwise) {
 }
 
 /* ---------------------------------------------------------------- scenes */
-enum { FRAMES = 40 };
-
-static void trace_scene(const char *scene, int workers, int warmup, uint32_t mutations,
-                        uint64_t out[FRAMES], int *bodies) {
-    eddy_world_def base = eddy_world_def_default();
-    base.worker_count = workers;
-    base.test_mutations = mutations;
-    eddy_world *w = NULL;
-    const eddy_status s = eddy_scene_create(scene, &base, &w);
-    cr_assert_eq(s, EDDY_OK, "%s: %s", scene, eddy_status_name(s));
-    *bodies = eddy_world_body_count(w);
-    eddy_scene_input buffer;
-    for (int f = 0; f < warmup + FRAMES && *bodies > 0; ++f) {
-        const eddy_input *in = eddy_scene_input_for(scene, eddy_world_frame(w), &buffer);
-        cr_assert_eq(eddy_world_step(w, in), EDDY_OK, "%s frame %d", scene, f + 1);
-        if (f >= warmup) out[f - warmup] = eddy_world_hash(w).frame_hash;
-    }
-    eddy_world_destroy(w);
-}
-
-static int first_difference(const uint64_t a[FRAMES], const uint64_t b[FRAMES]) {
-    for (int f = 0; f < FRAMES; ++f)
-        if (a[f] != b[f]) return f + 1;
-    return 0;
-}
+enum { FRAMES = TRACE_FRAMES };
 
 Test(contact_lanes, every_body_scene_same_hashes_as_one_tracer_code, .timeout = 600) {
     int scenes_with_bodies = 0;

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* Frame-hash traces of built-in scenes, shared by the tests that compare a
+ * code path against its reference (tests/test_broadphase.c,
+ * tests/test_contact_lanes.c): step a scene with some test mutations and
+ * record its frame hashes, then find the first frame where two traces part. */
+#ifndef EDDY_SCENE_TRACE_H
+#define EDDY_SCENE_TRACE_H
+
+#include <criterion/criterion.h>
+#include <stdint.h>
+
+#include "eddy/eddy.h"
+#include "scenes.h"
+
+enum { TRACE_FRAMES = 40 };
+
+/* Frame hashes of TRACE_FRAMES frames after `warmup` unrecorded ones, at
+ * `workers` workers; *bodies is the scene's body count (no frame is stepped
+ * when it has none). */
+static inline void trace_scene(const char *scene, int workers, int warmup, uint32_t mutations,
+                               uint64_t out[TRACE_FRAMES], int *bodies) {
+    eddy_world_def base = eddy_world_def_default();
+    base.worker_count = workers;
+    base.test_mutations = mutations;
+    eddy_world *w = NULL;
+    const eddy_status s = eddy_scene_create(scene, &base, &w);
+    cr_assert_eq(s, EDDY_OK, "%s: %s", scene, eddy_status_name(s));
+    *bodies = eddy_world_body_count(w);
+    eddy_scene_input buffer;
+    for (int f = 0; f < warmup + TRACE_FRAMES && *bodies > 0; ++f) {
+        const eddy_input *in = eddy_scene_input_for(scene, eddy_world_frame(w), &buffer);
+        cr_assert_eq(eddy_world_step(w, in), EDDY_OK, "%s frame %d", scene, f + 1);
+        if (f >= warmup) out[f - warmup] = eddy_world_hash(w).frame_hash;
+    }
+    eddy_world_destroy(w);
+}
+
+/* The first frame (1-based) whose hashes differ, or 0. */
+static inline int first_difference(const uint64_t a[TRACE_FRAMES],
+                                   const uint64_t b[TRACE_FRAMES]) {
+    for (int f = 0; f < TRACE_FRAMES; ++f)
+        if (a[f] != b[f]) return f + 1;
+    return 0;
+}
+
+#endif
