@@ -68,8 +68,12 @@ static inline int eddy_lowest_bit64_loop(uint64_t m) {
 /* ---------------------------------------------------------------- particles */
 typedef struct particle_array {
     int count;
-    int capacity;
+    int capacity;       /* slots from the field pointers on */
     bool has_vorticity; /* vortons carry wx, wy, wz */
+    /* Slots before the field pointers, freed by kill_by_age dropping a prefix
+     * (lib/particles.c): each allocation starts head slots before its
+     * pointer. Memory layout only, never state. */
+    int head;
     float *px, *py, *pz;
     float *vx, *vy, *vz;
     float *wx, *wy, *wz; /* NULL for tracers */
@@ -84,7 +88,17 @@ typedef struct particle_array {
     uint64_t next_id;
 } particle_array;
 
+/* At least capacity slots from the pointers on; may slide the particles back
+ * over the head (contents kept). */
 bool eddy_particles_reserve(particle_array *a, int capacity);
+/* At least capacity slots counting the head, contents kept: enough for
+ * eddy_particles_rewind, then an overwrite of every slot (restore). */
+bool eddy_particles_reserve_rewound(particle_array *a, int capacity);
+/* Points the fields back at their allocations (head 0) without moving the
+ * particles: the contents are garbage until the caller writes them. */
+void eddy_particles_rewind(particle_array *a);
+/* Drops the first n particles by moving the pointers, not the data. */
+void eddy_particles_drop_prefix(particle_array *a, int n);
 void eddy_particles_free(particle_array *a);
 /* Append one particle; caller ensured capacity. */
 void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth);

@@ -11,7 +11,55 @@ static bool grow_array(void **p, int capacity, size_t elem) {
     return true;
 }
 
+/* The addresses of the field pointers that are allocated, with the bytes per
+ * particle of each (4, or 8 for stable ids). */
+static int allocated_fields(particle_array *a, void **fields[15], size_t sizes[15]) {
+    void **all[15] = {(void **)&a->px, (void **)&a->py, (void **)&a->pz, (void **)&a->vx,
+                      (void **)&a->vy, (void **)&a->vz, (void **)&a->drho, (void **)&a->birth,
+                      (void **)&a->wx, (void **)&a->wy, (void **)&a->wz, (void **)&a->hx,
+                      (void **)&a->hy, (void **)&a->hz, (void **)&a->id};
+    int n = 0;
+    for (int f = 0; f < 15; ++f) {
+        if (!*all[f]) continue;
+        fields[n] = all[f];
+        sizes[n++] = f == 14 ? sizeof *a->id : 4;
+    }
+    return n;
+}
+
+/* Moves every field pointer by `slots` particles (negative: back). */
+static void shift_pointers(particle_array *a, int slots) {
+    void **fields[15];
+    size_t sizes[15];
+    const int n = allocated_fields(a, fields, sizes);
+    for (int f = 0; f < n; ++f) *fields[f] = (char *)*fields[f] + (ptrdiff_t)slots * (ptrdiff_t)sizes[f];
+    a->head += slots;
+    a->capacity -= slots;
+}
+
+void eddy_particles_rewind(particle_array *a) { shift_pointers(a, -a->head); }
+
+void eddy_particles_drop_prefix(particle_array *a, int n) {
+    EDDY_ASSERT(n >= 0 && n <= a->count);
+    shift_pointers(a, n);
+    a->count -= n;
+}
+
+/* Moves the particles back to the start of their allocations (head 0). */
+static void slide_back(particle_array *a) {
+    void **fields[15];
+    size_t sizes[15];
+    const int n = allocated_fields(a, fields, sizes);
+    for (int f = 0; f < n; ++f) {
+        char *at = *fields[f];
+        memmove(at - (size_t)a->head * sizes[f], at, (size_t)a->count * sizes[f]);
+    }
+    eddy_particles_rewind(a);
+}
+
 bool eddy_particles_reserve(particle_array *a, int capacity) {
+    if (capacity <= a->capacity) return true;
+    if (a->head > 0) slide_back(a);
     if (capacity <= a->capacity) return true;
     int cap = a->capacity < 64 ? 64 : a->capacity;
     while (cap < capacity) cap = cap > (1 << 29) ? capacity : cap * 2;
@@ -26,7 +74,12 @@ bool eddy_particles_reserve(particle_array *a, int capacity) {
     return true;
 }
 
+bool eddy_particles_reserve_rewound(particle_array *a, int capacity) {
+    return capacity <= a->capacity + a->head || eddy_particles_reserve(a, capacity);
+}
+
 void eddy_particles_free(particle_array *a) {
+    eddy_particles_rewind(a);
     free(a->px); free(a->py); free(a->pz);
     free(a->vx); free(a->vy); free(a->vz);
     free(a->wx); free(a->wy); free(a->wz);
@@ -43,8 +96,11 @@ bool eddy_particles_renumber_ids(particle_array *a) {
     if (!a->track_ids) return true;
     /* eddy_particles_reserve grows the ids with the other fields: allocate
      * only when ids were never stored (no allocation on an in-place restore). */
-    if (a->capacity > 0 && !a->id && !grow_array((void **)&a->id, a->capacity, sizeof(uint64_t)))
-        return false;
+    if (a->capacity > 0 && !a->id) {
+        uint64_t *ids = malloc((size_t)(a->capacity + a->head) * sizeof *ids);
+        if (!ids) return false;
+        a->id = ids + a->head; /* the same head as the other fields */
+    }
     for (int i = 0; i < a->count; ++i) a->id[i] = (uint64_t)i;
     a->next_id = (uint64_t)a->count;
     return true;
@@ -94,9 +150,13 @@ void eddy_particles_remove_if(particle_array *a, bool (*remove)(const particle_a
  * not depend on how the array was traversed.
  *
  * Particles are born in order, so the dead usually form a prefix, and the
- * survivors a few long runs. One scan of `birth` lists the runs that must
- * move (source, destination, length); then each field array applies the
- * same list with memmove, one field per chunk. A field is written only by
+ * survivors a few long runs. A dead prefix costs nothing: the field pointers
+ * move past it (the array's head, lib/core.h), and the particles slide back
+ * to the start of their allocations only once the room after the last one
+ * runs low, so a steady emitter pays one move of the array every few hundred
+ * frames instead of one every frame. Any other dead: one scan of `birth`
+ * lists the runs that must move (source, destination, length); then each
+ * field array applies the same list with memmove, one field per chunk. A field is written only by
  * its own chunk and the moves are plain copies, so the bytes are those of a
  * particle-by-particle compaction for any worker count. */
 enum { KILL_PARALLEL_MIN = 16384 }; /* fewer particles: fields moved inline */
@@ -212,28 +272,58 @@ static void kill_compact_serial(particle_array *a, int first, int64_t frame, int
     a->count = dst;
 }
 
+/* The number of dead particles before the first survivor. */
+static int dead_prefix(const int32_t *birth, int n, int64_t frame, int max_age) {
+    const int64_t limit = frame - max_age;
+    if (limit <= INT32_MIN) return 0;
+    if (limit > INT32_MAX) return n;
+    return scan_while(birth, 0, n, (int32_t)limit, true);
+}
+
+/* Moves the particles back to the start of their allocations, one field per
+ * chunk, once the slots left after the last particle run low: emission then
+ * finds room without sliding them itself, on one thread. */
+static void slide_back_when_short(eddy_world *w, particle_array *a) {
+    if (a->head == 0 || a->capacity - a->count >= a->count / 8 + 64) return;
+    if (a->count < KILL_PARALLEL_MIN) {
+        slide_back(a);
+        return;
+    }
+    const survivor_run run = {a->head, 0, a->count};
+    field_move_job job = {.runs = &run, .run_count = 1};
+    const int fields = particle_fields(a, job.fields, job.sizes);
+    for (int f = 0; f < fields; ++f) job.fields[f] = (char *)job.fields[f] - (size_t)a->head * job.sizes[f];
+    eddy_parallel_for(&w->tasks, fields, 1, field_move_chunk, &job);
+    eddy_particles_rewind(a);
+}
+
 void eddy_phase_kill_by_age(eddy_world *w, particle_array *a, int max_age) {
     if (max_age < 0 || a->count == 0) return;
     const int64_t frame = w->frame;
+    /* Particles are born in order, so the dead usually lead: they are dropped
+     * by moving the field pointers past them, and the particles stay put. */
+    eddy_particles_drop_prefix(a, dead_prefix(a->birth, a->count, frame, max_age));
     const int n = a->count;
     const int first = first_dead(a->birth, n, frame, max_age);
-    if (first == n) return;
-    int survivors;
-    const int run_count = survivor_runs(a->birth, first, n, frame, max_age, NULL, &survivors);
-    survivor_run *runs = run_count > 0
-        ? eddy_partials_reserve(w, (size_t)run_count * sizeof(survivor_run)) : NULL;
-    if (run_count > 0 && !runs) {
-        kill_compact_serial(a, first, frame, max_age);
-        return;
+    if (first < n) {
+        int survivors;
+        const int run_count = survivor_runs(a->birth, first, n, frame, max_age, NULL, &survivors);
+        survivor_run *runs = run_count > 0
+            ? eddy_partials_reserve(w, (size_t)run_count * sizeof(survivor_run)) : NULL;
+        if (run_count > 0 && !runs) {
+            kill_compact_serial(a, first, frame, max_age);
+            return;
+        }
+        if (run_count > 0) {
+            survivor_runs(a->birth, first, n, frame, max_age, runs, &survivors);
+            field_move_job job = {.runs = runs, .run_count = run_count};
+            const int fields = particle_fields(a, job.fields, job.sizes);
+            if (n >= KILL_PARALLEL_MIN)
+                eddy_parallel_for(&w->tasks, fields, 1, field_move_chunk, &job);
+            else
+                field_move_chunk(0, 0, fields, &job);
+        }
+        a->count = survivors;
     }
-    if (run_count > 0) {
-        survivor_runs(a->birth, first, n, frame, max_age, runs, &survivors);
-        field_move_job job = {.runs = runs, .run_count = run_count};
-        const int fields = particle_fields(a, job.fields, job.sizes);
-        if (n >= KILL_PARALLEL_MIN)
-            eddy_parallel_for(&w->tasks, fields, 1, field_move_chunk, &job);
-        else
-            field_move_chunk(0, 0, fields, &job);
-    }
-    a->count = survivors;
+    slide_back_when_short(w, a);
 }

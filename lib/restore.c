@@ -635,8 +635,8 @@ static void check_snapshot(wire_reader *r, eddy_world *w, snap_view *v) {
 
 /* ================================================================ stage 2: reserve */
 static void reserve(wire_reader *r, eddy_world *w, const snap_view *v) {
-    if (!eddy_particles_reserve(&w->vortons, v->particle_count[0]) ||
-        !eddy_particles_reserve(&w->tracers, v->particle_count[1]))
+    if (!eddy_particles_reserve_rewound(&w->vortons, v->particle_count[0]) ||
+        !eddy_particles_reserve_rewound(&w->tracers, v->particle_count[1]))
         oom(r, "the world's particles");
     else if (v->grid_valid && !eddy_grid_arrays_reserve(w, grid_point_count(&v->grid)))
         oom(r, "the world's grid arrays");
@@ -698,6 +698,8 @@ static void commit_bodies(eddy_world *w, snap_view *v, wire_reader *r) {
 }
 
 static void commit(eddy_world *w, snap_view *v, wire_reader *r) {
+    eddy_particles_rewind(&w->vortons); /* every particle slot is written below */
+    eddy_particles_rewind(&w->tracers);
     span_destinations(w, v);
     span_job job;
     const int pieces = span_job_init(&job, v);

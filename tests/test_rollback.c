@@ -82,6 +82,7 @@ ParameterizedTestParameters(rollback, restore_in_place_allocates_nothing_and_rep
         {"ball_through_smoke", 25, 3, 1}, /* a sphere in mid-collision */
         {"box_spin", 30, 3, 3},          /* a spinning box (polytope) */
         {"noise_cloud", 4, 2, 2},        /* 262k tracers */
+        {"wind_past_ball", 112, 4, 2},   /* particles dying by age: their arrays have a head */
     };
     return cr_make_param_array(rollback_case, cases, sizeof cases / sizeof cases[0]);
 }

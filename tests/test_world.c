@@ -574,6 +574,59 @@ Test(kill, stable_compaction_by_age) { check_stable_compaction_by_age(200, 1); }
 /* Enough tracers that the field arrays are moved one per chunk in parallel. */
 Test(kill, stable_compaction_by_age_parallel) { check_stable_compaction_by_age(40000, 2); }
 
+/* Tracers born in order die as a prefix: the step drops it by moving the
+ * field pointers (the array's head), and slides the tracers back to the
+ * start of their allocations when the room after the last one runs low.
+ * Through all of it the array is exactly the survivors, in order, then the
+ * tracers emitted in the frame, and the allocations never grow. */
+Test(kill, dead_prefix_is_dropped_in_place_then_slid_back) {
+    enum { N0 = 40000, MAX_AGE = 20, FRAMES = 60 };
+    eddy_world_def d = eddy_world_def_default();
+    d.tracer_max_age = MAX_AGE;
+    d.worker_count = 2;
+    eddy_world *w = make_world(&d);
+    eddy_tracer *t0 = malloc((size_t)N0 * sizeof *t0);
+    cr_assert_not_null(t0);
+    for (int i = 0; i < N0; ++i) t0[i] = tracer_at((float)i, 0.5f, 0.25f, -MAX_AGE + i / (N0 / MAX_AGE));
+    cr_assert_eq(eddy_world_add_tracers(w, t0, N0), EDDY_OK);
+    free(t0);
+    eddy_emitter_def ed = eddy_emitter_def_default();
+    ed.tracer_rate = 30.0f * (N0 / MAX_AGE); /* as many born as die */
+    ed.position = (eddy_vec3){-1000.0f, 0.0f, 0.0f};
+    ed.position_spread = (eddy_vec3){100.0f, 0.0f, 0.0f};
+    eddy_emitter_id id;
+    cr_assert_eq(eddy_world_create_emitter(w, &ed, &id), EDDY_OK);
+    const int allocated = w->tracers.capacity + w->tracers.head;
+    int max_head = 0, slides = 0;
+    for (int f = 0; f < FRAMES; ++f) {
+        int np;
+        eddy_tracer *prev = get_tracers(w, &np);
+        const int head_before = w->tracers.head;
+        step_ok(w, NULL);
+        if (w->tracers.head < head_before) ++slides;
+        if (w->tracers.head > max_head) max_head = w->tracers.head;
+        cr_assert_eq(w->tracers.capacity + w->tracers.head, allocated, "frame %d: reallocated", f);
+        int n;
+        eddy_tracer *cur = get_tracers(w, &n);
+        int m = 0;
+        for (int i = 0; i < np; ++i) {
+            if (f - prev[i].birth_frame > MAX_AGE) continue;
+            cr_assert(m < n, "frame %d: too few survivors", f);
+            cr_assert(memcmp(&cur[m].position, &prev[i].position, sizeof(eddy_vec3)) == 0 &&
+                          cur[m].birth_frame == prev[i].birth_frame,
+                      "frame %d: survivor %d differs", f, m);
+            ++m;
+        }
+        cr_assert(abs(n - m - N0 / MAX_AGE) <= 1, "frame %d: %d emitted", f, n - m);
+        for (int i = m; i < n; ++i) cr_assert_eq(cur[i].birth_frame, f, "frame %d: tail %d", f, i);
+        free(prev);
+        free(cur);
+    }
+    cr_expect(max_head >= N0 / 2, "the dead prefixes were dropped in place (head reached %d)", max_head);
+    cr_expect(slides >= 1, "the tracers slid back to the start of their allocations");
+    eddy_world_destroy(w);
+}
+
 /* Vortons: the survivors keep their relative order (read through their
  * birth frames, which nothing else changes). */
 Test(kill, vortons_by_age_keep_order) {
