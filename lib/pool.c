@@ -18,14 +18,23 @@
  * so jobs from several threads on one pool are serialised, and an enqueue from
  * inside a running task of the same pool runs inline on that thread.
  *
- * The claim word. One 64-bit atomic holds (generation << 32) | remaining.
- * enqueue writes the job fields (task, context, item_count), then publishes a
- * new generation with remaining = item_count. A thread claims `take` items by
- * a compare-exchange from (g, r) to (g, r - take) and runs items
- * [count - r, count - r + take). Because generation and remaining change
- * together, a thread that was descheduled across the end of one job and the
- * start of the next cannot take items of the new job while believing it
- * works on the old one: its compare-exchange fails and it reloads. A
+ * The claim word. One 64-bit atomic holds (generation << 40) | (front << 20)
+ * | back: the units [front, back) are still open. enqueue writes the job
+ * fields (task, context, item_count, unit size), then publishes a new
+ * generation with [0, unit_count). The thread that enqueued (worker 0) claims
+ * from the front, every other worker from the back, by a compare-exchange that
+ * moves that end by `take` units. Two ends give two workers the same side of
+ * every loop: worker 0 runs the low chunks of each phase and worker 1 the high
+ * ones, so the particles a worker advected are the ones it collides and
+ * hashes next, from its own cache. Where the ends meet follows the load, as a
+ * single counter would. Claims are guided: each takes 1/(2 * workers) of the
+ * units still open (at least min_range), so the first are large and the last
+ * small, and the workers finish close together. A unit is one item unless a job has 2^20 items or
+ * more. Because generation and ends change together, a thread that was
+ * descheduled across the end of one job and the start of the next cannot
+ * take units of the new job while believing it works on the old one: its
+ * compare-exchange fails and it reloads (the generation has 24 bits; a thread
+ * would have to sleep through 16 million jobs and find the same ends). A
  * successful claim also proves the job is unfinished, so the job fields it
  * then reads cannot be rewritten under it (the next enqueue waits for finish,
  * and finish waits for every claimed item).
@@ -52,7 +61,7 @@
 
 enum {
     CACHE_LINE = 64,
-    CLAIMS_PER_WORKER = 4,            /* aim for a few claims per worker per job */
+    GUIDED_SHARE = 2,                 /* a claim takes 1/(GUIDED_SHARE * workers) of what is open */
     SPIN_CLOCK_EVERY = 8,             /* read the clock once per this many spins */
     WAKE_FAN_OUT = 2,                 /* sleepers one thread wakes for a job */
 };
@@ -85,7 +94,8 @@ struct eddy_pool {
     _Alignas(CACHE_LINE) eddy_task_fn *task;
     void *task_context;
     int item_count;
-    atomic_int claim_size; /* read before a claim, hence atomic */
+    int unit_items;        /* items per claim unit (1 below CLAIM_UNITS_MAX) */
+    atomic_int claim_floor; /* fewest units per claim (min_range), read before a claim */
     atomic_int sleepers;
     atomic_bool stop;
     /* Cold. */
@@ -142,8 +152,16 @@ static bool spinner_step(spinner *s) {
     return t - s->start_ns < s->budget_ns;
 }
 
-static uint32_t claim_generation(uint64_t word) { return (uint32_t)(word >> 32); }
-static uint32_t claim_remaining(uint64_t word) { return (uint32_t)word; }
+enum { CLAIM_END_BITS = 20, CLAIM_UNITS_MAX = (1 << CLAIM_END_BITS) - 1 };
+static const uint64_t CLAIM_END_MASK = CLAIM_UNITS_MAX;
+
+static uint32_t claim_generation(uint64_t word) { return (uint32_t)(word >> (2 * CLAIM_END_BITS)); }
+static uint32_t claim_front(uint64_t word) { return (uint32_t)((word >> CLAIM_END_BITS) & CLAIM_END_MASK); }
+static uint32_t claim_back(uint64_t word) { return (uint32_t)(word & CLAIM_END_MASK); }
+static uint32_t claim_remaining(uint64_t word) { return claim_back(word) - claim_front(word); }
+static uint64_t claim_word(uint32_t generation, uint32_t front, uint32_t back) {
+    return ((uint64_t)generation << (2 * CLAIM_END_BITS)) | ((uint64_t)front << CLAIM_END_BITS) | back;
+}
 
 /* Run task items [start, end) on this thread, marking it as inside the pool. */
 static void range_run(eddy_pool *pool, eddy_task_fn *task, void *context, int start, int end,
@@ -156,14 +174,15 @@ static void range_run(eddy_pool *pool, eddy_task_fn *task, void *context, int st
 
 /* ---------------------------------------------------------------- claiming */
 
-/* A successful claim of `take` items when `remaining` were left: run them and
+/* A successful claim of units [first, first + take): run their items and
  * count them done; wake the finishing thread if it sleeps on the last one. */
-static void claimed_range_run(eddy_pool *pool, uint32_t remaining, uint32_t take,
-                              int worker_index) {
+static void claimed_range_run(eddy_pool *pool, uint32_t first, uint32_t take, int worker_index) {
     int count = pool->item_count;
-    int start = count - (int)remaining;
-    range_run(pool, pool->task, pool->task_context, start, start + (int)take, worker_index);
-    int done = atomic_fetch_add(&pool->done, (int)take) + (int)take;
+    int64_t start = (int64_t)first * pool->unit_items;
+    int64_t end = (int64_t)(first + take) * pool->unit_items;
+    if (end > count) end = count;
+    range_run(pool, pool->task, pool->task_context, (int)start, (int)end, worker_index);
+    int done = atomic_fetch_add(&pool->done, (int)(end - start)) + (int)(end - start);
     if (done == count && atomic_load(&pool->finisher_waiting) != 0) {
         eddy_mutex_lock(pool->lock);
         eddy_cond_broadcast(pool->caller_wake);
@@ -171,22 +190,30 @@ static void claimed_range_run(eddy_pool *pool, uint32_t remaining, uint32_t take
     }
 }
 
-/* Claim and run ranges until the published job has none left. Returns the
- * generation found exhausted. */
+/* Claim and run ranges until the published job has none left: worker 0 from
+ * the front, the others from the back. Returns the generation found
+ * exhausted. */
 static uint32_t job_drain(eddy_pool *pool, int worker_index) {
+    const bool from_front = worker_index == 0;
     uint64_t word = atomic_load_explicit(&pool->claim, memory_order_acquire);
     for (;;) {
-        uint32_t remaining = claim_remaining(word);
-        if (remaining == 0) {
+        const uint32_t front = claim_front(word), back = claim_back(word);
+        if (front >= back) {
             return claim_generation(word);
         }
-        int size = atomic_load_explicit(&pool->claim_size, memory_order_relaxed);
-        uint32_t take = size < 1 ? 1u : (uint32_t)size;
-        take = take < remaining ? take : remaining;
-        if (atomic_compare_exchange_weak_explicit(&pool->claim, &word, word - take,
+        const uint32_t open = back - front;
+        const uint32_t least = (uint32_t)atomic_load_explicit(&pool->claim_floor, memory_order_relaxed);
+        const uint32_t share = (uint32_t)(GUIDED_SHARE * pool->worker_count);
+        uint32_t take = (open + share - 1u) / share;
+        take = take > least ? take : least;
+        if (take >= open || open - take < least) take = open; /* no range shorter than min_range */
+        const uint32_t first = from_front ? front : back - take;
+        const uint64_t claimed = from_front ? claim_word(claim_generation(word), front + take, back)
+                                            : claim_word(claim_generation(word), front, back - take);
+        if (atomic_compare_exchange_weak_explicit(&pool->claim, &word, claimed,
                                                   memory_order_acq_rel,
                                                   memory_order_acquire)) {
-            claimed_range_run(pool, remaining, take, worker_index);
+            claimed_range_run(pool, first, take, worker_index);
             word = atomic_load_explicit(&pool->claim, memory_order_acquire);
         }
     }
@@ -214,8 +241,7 @@ static void workers_wake(eddy_pool *pool, int count) {
 /* Claims still open in the published job (a snapshot; it may already be stale). */
 static int claims_open(eddy_pool *pool) {
     uint32_t remaining = claim_remaining(atomic_load(&pool->claim));
-    int size = atomic_load_explicit(&pool->claim_size, memory_order_relaxed);
-    uint32_t per_claim = size < 1 ? 1u : (uint32_t)size;
+    uint32_t per_claim = (uint32_t)atomic_load_explicit(&pool->claim_floor, memory_order_relaxed);
     return (int)((remaining + per_claim - 1) / per_claim);
 }
 
@@ -301,7 +327,7 @@ static eddy_pool *pool_alloc(const eddy_pool_def *def) {
     atomic_init(&pool->claim, 0);
     atomic_init(&pool->done, 0);
     atomic_init(&pool->finisher_waiting, 0);
-    atomic_init(&pool->claim_size, 1);
+    atomic_init(&pool->claim_floor, 1);
     atomic_init(&pool->sleepers, 0);
     atomic_init(&pool->stop, false);
     pool->worker_count = def->worker_count;
@@ -402,24 +428,20 @@ int eddy_pool_worker_count(const eddy_pool *pool) {
 
 /* ---------------------------------------------------------------- jobs */
 
-static int claim_size_for(const eddy_pool *pool, int item_count, int min_range) {
-    int64_t per_claim = (int64_t)pool->worker_count * CLAIMS_PER_WORKER;
-    int size = (int)(((int64_t)item_count + per_claim - 1) / per_claim);
-    int floor = min_range > 1 ? min_range : 1;
-    return size > floor ? size : floor;
-}
 
-static void job_publish(eddy_pool *pool, eddy_task_fn *task, int item_count, int claim_size,
-                        void *task_context) {
+static void job_publish(eddy_pool *pool, eddy_task_fn *task, int item_count, int unit_items,
+                        int claim_floor, void *task_context) {
     pool->task = task;
     pool->task_context = task_context;
     pool->item_count = item_count;
-    atomic_store_explicit(&pool->claim_size, claim_size, memory_order_relaxed);
+    pool->unit_items = unit_items;
+    atomic_store_explicit(&pool->claim_floor, claim_floor, memory_order_relaxed);
     atomic_store_explicit(&pool->done, 0, memory_order_relaxed);
     uint64_t old = atomic_load_explicit(&pool->claim, memory_order_relaxed);
     EDDY_DEBUG_ASSERT(claim_remaining(old) == 0);
-    uint64_t generation = (uint64_t)(claim_generation(old) + 1u);
-    atomic_store(&pool->claim, (generation << 32) | (uint32_t)item_count);
+    const uint32_t generation = (claim_generation(old) + 1u) & 0xffffffu;
+    const uint32_t units = (uint32_t)(((int64_t)item_count + unit_items - 1) / unit_items);
+    atomic_store(&pool->claim, claim_word(generation, 0, units));
 }
 
 void *eddy_pool_enqueue(eddy_task_fn *task, int item_count, int min_range, void *task_context,
@@ -435,13 +457,16 @@ void *eddy_pool_enqueue(eddy_task_fn *task, int item_count, int min_range, void 
         return NULL;
     }
     eddy_mutex_lock(pool->job_lock);
-    int claim_size = claim_size_for(pool, item_count, min_range);
-    if (pool->worker_count == 1 || item_count <= claim_size) {
+    const int unit_items = (int)(((int64_t)item_count + CLAIM_UNITS_MAX - 1) / CLAIM_UNITS_MAX);
+    const int units = (int)(((int64_t)item_count + unit_items - 1) / unit_items);
+    const int min_units = (int)(((int64_t)min_range + unit_items - 1) / unit_items);
+    const int claim_floor = min_units > 1 ? min_units : 1;
+    if (pool->worker_count == 1 || units <= claim_floor) {
         range_run(pool, task, task_context, 0, item_count, 0);
         eddy_mutex_unlock(pool->job_lock);
         return NULL;
     }
-    job_publish(pool, task, item_count, claim_size, task_context);
+    job_publish(pool, task, item_count, unit_items, claim_floor, task_context);
     helpers_wake(pool);
     return pool;
 }
