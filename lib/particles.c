@@ -108,6 +108,7 @@ bool eddy_particles_renumber_ids(particle_array *a) {
 
 void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth) {
     int i = a->count++;
+    a->births_sorted = i == 0 || (a->births_sorted && birth >= a->birth[i - 1]);
     a->px[i] = p.x; a->py[i] = p.y; a->pz[i] = p.z;
     a->vx[i] = v.x; a->vy[i] = v.y; a->vz[i] = v.z;
     if (a->has_vorticity) {
@@ -154,7 +155,10 @@ void eddy_particles_remove_if(particle_array *a, bool (*remove)(const particle_a
  * move past it (the array's head, lib/core.h), and the particles slide back
  * to the start of their allocations only once the room after the last one
  * runs low, so a steady emitter pays one move of the array every few hundred
- * frames instead of one every frame. Any other dead: one scan of `birth`
+ * frames instead of one every frame. While every birth is known to be in
+ * order (births_sorted: emission appends the current frame), the dead are
+ * exactly a prefix, found by bisection, and nothing is scanned. Otherwise
+ * (particles added or restored out of order) any other dead: one scan of `birth`
  * lists the runs that must move (source, destination, length); then each
  * field array applies the same list with memmove, one field per chunk. A field is written only by
  * its own chunk and the moves are plain copies, so the bytes are those of a
@@ -272,6 +276,26 @@ static void kill_compact_serial(particle_array *a, int first, int64_t frame, int
     a->count = dst;
 }
 
+void eddy_particles_check_births_sorted(particle_array *a) {
+    int sorted = 1;
+    for (int i = 1; i < a->count; ++i) sorted &= a->birth[i] >= a->birth[i - 1];
+    a->births_sorted = sorted != 0;
+}
+
+/* With births in order the dead are exactly those before the first birth
+ * >= frame - max_age: found by bisection. */
+static int dead_in_sorted(const int32_t *birth, int n, int64_t frame, int max_age) {
+    const int64_t limit = frame - max_age;
+    if (limit <= INT32_MIN) return 0;
+    if (limit > INT32_MAX) return n;
+    int lo = 0, hi = n; /* birth[< lo] < limit <= birth[>= hi] */
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (birth[mid] < (int32_t)limit) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
 /* The number of dead particles before the first survivor. */
 static int dead_prefix(const int32_t *birth, int n, int64_t frame, int max_age) {
     const int64_t limit = frame - max_age;
@@ -301,7 +325,13 @@ void eddy_phase_kill_by_age(eddy_world *w, particle_array *a, int max_age) {
     if (max_age < 0 || a->count == 0) return;
     const int64_t frame = w->frame;
     /* Particles are born in order, so the dead usually lead: they are dropped
-     * by moving the field pointers past them, and the particles stay put. */
+     * by moving the field pointers past them, and the particles stay put.
+     * When every birth is known to be in order, nobody else is dead. */
+    if (a->births_sorted) {
+        eddy_particles_drop_prefix(a, dead_in_sorted(a->birth, a->count, frame, max_age));
+        slide_back_when_short(w, a);
+        return;
+    }
     eddy_particles_drop_prefix(a, dead_prefix(a->birth, a->count, frame, max_age));
     const int n = a->count;
     const int first = first_dead(a->birth, n, frame, max_age);
