@@ -32,7 +32,10 @@ static inline void f4_store(float *p, f4 a) { vst1q_f32(p, a); }
 #define EDDY_SCALAR_FLOW 1
 #endif
 
-enum { ADVECT_CHUNK = 4096 };
+/* Particles are independent here, so the cut changes no bit: tracers in
+ * large chunks, vortons (a few thousand, each sampling the flow grid) in
+ * small ones so that every worker gets some. */
+enum { ADVECT_CHUNK = 4096, ADVECT_VORTON_CHUNK = 256 };
 
 typedef struct advect_job {
     eddy_world *w;
@@ -132,5 +135,5 @@ void eddy_phase_advect_vortons(eddy_world *w, float dt) {
     const bool direct = w->def.velocity_method == EDDY_VELOCITY_DIRECT_VORTONS && w->grid_valid;
     advect_job job = {w, &w->vortons, dt, {w->wind.x, w->wind.y, w->wind.z},
                       w->grid_valid, false, direct};
-    eddy_parallel_for(&w->tasks, w->vortons.count, ADVECT_CHUNK, particle_chunk, &job);
+    eddy_parallel_for(&w->tasks, w->vortons.count, ADVECT_VORTON_CHUNK, particle_chunk, &job);
 }
