@@ -66,14 +66,17 @@ static inline int eddy_lowest_bit64_loop(uint64_t m) {
 #endif
 
 /* ---------------------------------------------------------------- particles */
+enum { BIRTHS_ORDER_UNKNOWN = 0, BIRTHS_IN_ORDER = 1, BIRTHS_OUT_OF_ORDER = 2 };
+
 typedef struct particle_array {
     int count;
     int capacity;       /* slots from the field pointers on */
     bool has_vorticity; /* vortons carry wx, wy, wz */
-    /* birth is non-decreasing over [0, count) (false: not known). Derived,
-     * never state: push keeps it, a stable kill cannot break it, restore
-     * recomputes it (lib/particles.c). */
-    bool births_sorted;
+    /* Whether birth is non-decreasing over [0, count): BIRTHS_IN_ORDER,
+     * BIRTHS_OUT_OF_ORDER or BIRTHS_ORDER_UNKNOWN (memset 0, and after a
+     * restore; the next kill finds out). Derived, never state: push keeps it,
+     * a stable kill cannot break it (lib/particles.c). */
+    int8_t births_order;
     /* Slots before the field pointers, freed by kill_by_age dropping a prefix
      * (lib/particles.c): each allocation starts head slots before its
      * pointer. Memory layout only, never state. */
@@ -103,8 +106,10 @@ bool eddy_particles_reserve_rewound(particle_array *a, int capacity);
 void eddy_particles_rewind(particle_array *a);
 /* Drops the first n particles by moving the pointers, not the data. */
 void eddy_particles_drop_prefix(particle_array *a, int n);
-/* Recomputes births_sorted from the births (after they were written whole). */
-void eddy_particles_check_births_sorted(particle_array *a);
+/* The births were overwritten whole (restore): their order is unknown. */
+static inline void eddy_particles_births_rewritten(particle_array *a) {
+    a->births_order = BIRTHS_ORDER_UNKNOWN;
+}
 void eddy_particles_free(particle_array *a);
 /* Append one particle; caller ensured capacity. */
 void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth);

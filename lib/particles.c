@@ -108,7 +108,10 @@ bool eddy_particles_renumber_ids(particle_array *a) {
 
 void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth) {
     int i = a->count++;
-    a->births_sorted = i == 0 || (a->births_sorted && birth >= a->birth[i - 1]);
+    if (i == 0)
+        a->births_order = BIRTHS_IN_ORDER;
+    else if (a->births_order == BIRTHS_IN_ORDER && birth < a->birth[i - 1])
+        a->births_order = BIRTHS_OUT_OF_ORDER;
     a->px[i] = p.x; a->py[i] = p.y; a->pz[i] = p.z;
     a->vx[i] = v.x; a->vy[i] = v.y; a->vz[i] = v.z;
     if (a->has_vorticity) {
@@ -156,8 +159,9 @@ void eddy_particles_remove_if(particle_array *a, bool (*remove)(const particle_a
  * to the start of their allocations only once the room after the last one
  * runs low, so a steady emitter pays one move of the array every few hundred
  * frames instead of one every frame. While every birth is known to be in
- * order (births_sorted: emission appends the current frame), the dead are
- * exactly a prefix, found by bisection, and nothing is scanned. Otherwise
+ * order (births_order: emission appends the current frame; after a restore
+ * one parallel pass finds out), the dead are exactly a prefix, found by
+ * bisection, and nothing is scanned. Otherwise
  * (particles added or restored out of order) any other dead: one scan of `birth`
  * lists the runs that must move (source, destination, length); then each
  * field array applies the same list with memmove, one field per chunk. A field is written only by
@@ -276,10 +280,35 @@ static void kill_compact_serial(particle_array *a, int first, int64_t frame, int
     a->count = dst;
 }
 
-void eddy_particles_check_births_sorted(particle_array *a) {
-    int sorted = 1;
-    for (int i = 1; i < a->count; ++i) sorted &= a->birth[i] >= a->birth[i - 1];
-    a->births_sorted = sorted != 0;
+typedef struct order_job {
+    const int32_t *birth;
+    uint8_t *descends; /* per chunk: 1 if a birth is below the one before it */
+} order_job;
+
+enum { ORDER_CHUNK = 16384 };
+
+/* Blocks of 16 adjacent pairs whose test has no early exit (the compiler
+ * vectorises it), then the tail; pair (i - 1, i) for every i in the chunk
+ * but 0. */
+static void order_chunk(int chunk, int begin, int end, void *context) {
+    const order_job *job = context;
+    const int32_t *birth = job->birth;
+    int descents = 0, i = begin > 1 ? begin : 1;
+    for (; i + 16 <= end; i += 16)
+        for (int j = 0; j < 16; ++j) descents |= birth[i + j] < birth[i + j - 1];
+    for (; i < end; ++i) descents |= birth[i] < birth[i - 1];
+    job->descends[chunk] = (uint8_t)descents;
+}
+
+/* Finds out whether the births are in order (after a restore), in chunks. */
+static void births_order_find(eddy_world *w, particle_array *a) {
+    const int chunks = (a->count + ORDER_CHUNK - 1) / ORDER_CHUNK;
+    order_job job = {a->birth, eddy_partials_reserve(w, (size_t)chunks)};
+    if (!job.descends) return; /* stays unknown: the scan below still kills right */
+    eddy_parallel_for(&w->tasks, a->count, ORDER_CHUNK, order_chunk, &job);
+    int descends = 0;
+    for (int c = 0; c < chunks; ++c) descends |= job.descends[c];
+    a->births_order = descends ? BIRTHS_OUT_OF_ORDER : BIRTHS_IN_ORDER;
 }
 
 /* With births in order the dead are exactly those before the first birth
@@ -327,7 +356,8 @@ void eddy_phase_kill_by_age(eddy_world *w, particle_array *a, int max_age) {
     /* Particles are born in order, so the dead usually lead: they are dropped
      * by moving the field pointers past them, and the particles stay put.
      * When every birth is known to be in order, nobody else is dead. */
-    if (a->births_sorted) {
+    if (a->births_order == BIRTHS_ORDER_UNKNOWN) births_order_find(w, a);
+    if (a->births_order == BIRTHS_IN_ORDER) {
         eddy_particles_drop_prefix(a, dead_in_sorted(a->birth, a->count, frame, max_age));
         slide_back_when_short(w, a);
         return;

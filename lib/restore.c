@@ -706,8 +706,8 @@ static void commit(eddy_world *w, snap_view *v, wire_reader *r) {
     if (pieces > 0) eddy_parallel_for(&w->tasks, pieces, 1, span_piece, &job);
     w->vortons.count = v->particle_count[0];
     w->tracers.count = v->particle_count[1];
-    eddy_particles_check_births_sorted(&w->vortons);
-    eddy_particles_check_births_sorted(&w->tracers);
+    eddy_particles_births_rewritten(&w->vortons);
+    eddy_particles_births_rewritten(&w->tracers);
     w->frame = v->frame;
     w->stepped = v->stepped;
     w->rng = v->rng;
