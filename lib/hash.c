@@ -162,13 +162,12 @@ static uint64_t particle_block_hash(const particle_array *a, bool vorton, int bl
     eddy_xxh3_piece pieces[11];
     for (int f = 0; f < field_count; ++f) pieces[f] = (eddy_xxh3_piece){fields[f] + begin, 4 * n};
     pieces[field_count] = (eddy_xxh3_piece){a->birth + begin, 4 * n};
-    const uint64_t hash = eddy_xxh3_pieces(pieces, field_count + 1);
-    if (nonfinite) {
-        /* the end-of-step finiteness check, on data the hash just brought into cache */
-        uint32_t bad = 0;
-        for (int f = 0; f < field_count; ++f) bad |= eddy_nonfinite_bits(fields[f] + begin, (int)n);
-        *nonfinite = bad != 0;
-    }
+    if (!nonfinite) return eddy_xxh3_pieces(pieces, field_count + 1);
+    /* the end-of-step finiteness check of the float fields, each read while
+     * the hash has just brought it into cache */
+    uint32_t bad = 0;
+    const uint64_t hash = eddy_xxh3_pieces_checked(pieces, field_count + 1, field_count, &bad);
+    *nonfinite = bad != 0;
     return hash;
 #else
     XXH3_state_t state;

@@ -6,6 +6,8 @@
  * compile the AVX2 file (CMakeLists.txt), so the query is theirs. */
 #include "xxh3.h"
 
+#include "core.h" /* eddy_nonfinite_bits */
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -13,6 +15,8 @@
 #define EDDY_CPU_HAS_AVX2() __builtin_cpu_supports("avx2")
 uint64_t eddy_xxh3_avx2(const void *data, size_t size);
 uint64_t eddy_xxh3_pieces_avx2(const eddy_xxh3_piece *pieces, int count);
+uint64_t eddy_xxh3_pieces_checked_avx2(const eddy_xxh3_piece *pieces, int count, int checked,
+                                       uint32_t *nonfinite);
 #endif
 
 uint64_t eddy_xxh3_baseline(const void *data, size_t size) { return XXH3_64bits(data, size); }
@@ -22,6 +26,18 @@ uint64_t eddy_xxh3_pieces_baseline(const eddy_xxh3_piece *pieces, int count) {
     XXH3_INITSTATE(&state);
     XXH3_64bits_reset(&state);
     for (int i = 0; i < count; ++i) XXH3_64bits_update(&state, pieces[i].data, pieces[i].size);
+    return XXH3_64bits_digest(&state);
+}
+
+uint64_t eddy_xxh3_pieces_checked_baseline(const eddy_xxh3_piece *pieces, int count, int checked,
+                                           uint32_t *nonfinite) {
+    XXH3_state_t state;
+    XXH3_INITSTATE(&state);
+    XXH3_64bits_reset(&state);
+    for (int i = 0; i < count; ++i) {
+        XXH3_64bits_update(&state, pieces[i].data, pieces[i].size);
+        if (i < checked) *nonfinite |= eddy_nonfinite_bits(pieces[i].data, (int)(pieces[i].size / 4));
+    }
     return XXH3_64bits_digest(&state);
 }
 
@@ -49,6 +65,15 @@ uint64_t eddy_xxh3_pieces_wide(const eddy_xxh3_piece *pieces, int count) {
 #endif
 }
 
+uint64_t eddy_xxh3_pieces_checked_wide(const eddy_xxh3_piece *pieces, int count, int checked,
+                                       uint32_t *nonfinite) {
+#if defined(EDDY_HAVE_XXH3_AVX2)
+    return eddy_xxh3_pieces_checked_avx2(pieces, count, checked, nonfinite);
+#else
+    return eddy_xxh3_pieces_checked_baseline(pieces, count, checked, nonfinite);
+#endif
+}
+
 uint64_t eddy_xxh3(const void *data, size_t size) {
     return eddy_xxh3_wide_available() ? eddy_xxh3_wide(data, size) : eddy_xxh3_baseline(data, size);
 }
@@ -56,4 +81,11 @@ uint64_t eddy_xxh3(const void *data, size_t size) {
 uint64_t eddy_xxh3_pieces(const eddy_xxh3_piece *pieces, int count) {
     return eddy_xxh3_wide_available() ? eddy_xxh3_pieces_wide(pieces, count)
                                       : eddy_xxh3_pieces_baseline(pieces, count);
+}
+
+uint64_t eddy_xxh3_pieces_checked(const eddy_xxh3_piece *pieces, int count, int checked,
+                                  uint32_t *nonfinite) {
+    return eddy_xxh3_wide_available()
+               ? eddy_xxh3_pieces_checked_wide(pieces, count, checked, nonfinite)
+               : eddy_xxh3_pieces_checked_baseline(pieces, count, checked, nonfinite);
 }

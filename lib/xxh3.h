@@ -22,6 +22,12 @@ typedef struct eddy_xxh3_piece {
 
 uint64_t eddy_xxh3(const void *data, size_t size);
 uint64_t eddy_xxh3_pieces(const eddy_xxh3_piece *pieces, int count);
+/* eddy_xxh3_pieces, and the finiteness check of the first `checked` pieces,
+ * read as 4-byte floats while they are in cache: ORs 0x80000000 into
+ * *nonfinite when one of them is a NaN or an infinity (the exponent field all
+ * ones; integer operations only, like eddy_nonfinite_bits). */
+uint64_t eddy_xxh3_pieces_checked(const eddy_xxh3_piece *pieces, int count, int checked,
+                                  uint32_t *nonfinite);
 
 /* The two paths, for the test that they agree. */
 uint64_t eddy_xxh3_baseline(const void *data, size_t size);
@@ -29,5 +35,9 @@ uint64_t eddy_xxh3_pieces_baseline(const eddy_xxh3_piece *pieces, int count);
 bool eddy_xxh3_wide_available(void);
 uint64_t eddy_xxh3_wide(const void *data, size_t size);
 uint64_t eddy_xxh3_pieces_wide(const eddy_xxh3_piece *pieces, int count);
+uint64_t eddy_xxh3_pieces_checked_baseline(const eddy_xxh3_piece *pieces, int count, int checked,
+                                           uint32_t *nonfinite);
+uint64_t eddy_xxh3_pieces_checked_wide(const eddy_xxh3_piece *pieces, int count, int checked,
+                                       uint32_t *nonfinite);
 
 #endif

@@ -42,3 +42,36 @@ Test(xxh3, pieces_hash_as_their_concatenation_on_both_paths) {
     cr_assert_eq(eddy_xxh3_pieces(pieces, 7), whole);
     free(b);
 }
+
+/* The checked variants hash like the plain one and flag a NaN or an infinity
+ * in a checked piece, wherever it lies (vector body or tail), and only there. */
+Test(xxh3, checked_pieces_flag_nonfinite_floats_of_the_checked_pieces_only) {
+    enum { N = 1000 }; /* floats per piece: a tail after the 16-float blocks */
+    float *f = malloc(3 * N * sizeof *f);
+    for (int i = 0; i < 3 * N; ++i) f[i] = (float)i * 0.25f - 100.0f;
+    const eddy_xxh3_piece pieces[3] = {{f, N * 4}, {f + N, N * 4}, {f + 2 * N, N * 4}};
+    typedef uint64_t checked_fn(const eddy_xxh3_piece *, int, int, uint32_t *);
+    checked_fn *paths[3] = {eddy_xxh3_pieces_checked_baseline, eddy_xxh3_pieces_checked_wide,
+                            eddy_xxh3_pieces_checked};
+    const uint32_t nan_bits = 0x7fc00001u, inf_bits = 0xff800000u, max_bits = 0x7f7fffffu;
+    const int spots[] = {0, 17, 991, N - 1, N + 5, 2 * N + 3};
+    for (int p = 0; p < 3; ++p) {
+        uint32_t bad = 0;
+        cr_assert_eq(paths[p](pieces, 3, 2, &bad), eddy_xxh3_pieces_baseline(pieces, 3), "path %d", p);
+        cr_assert_eq(bad, 0u, "path %d: finite data flagged", p);
+        for (size_t s = 0; s < sizeof spots / sizeof spots[0]; ++s) {
+            const uint32_t planted[3] = {nan_bits, inf_bits, max_bits};
+            for (int k = 0; k < 3; ++k) {
+                const float keep = f[spots[s]];
+                memcpy(&f[spots[s]], &planted[k], sizeof planted[k]);
+                bad = 0;
+                cr_assert_eq(paths[p](pieces, 3, 2, &bad), eddy_xxh3_pieces_baseline(pieces, 3));
+                const bool checked = spots[s] < 2 * N, nonfinite = k < 2;
+                cr_assert_eq(bad != 0, checked && nonfinite, "path %d, float %d, bits %08x: %08x", p,
+                             spots[s], planted[k], bad);
+                f[spots[s]] = keep;
+            }
+        }
+    }
+    free(f);
+}
