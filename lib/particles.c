@@ -161,12 +161,14 @@ void eddy_particles_remove_if(particle_array *a, bool (*remove)(const particle_a
  * frames instead of one every frame. While every birth is known to be in
  * order (births_order: emission appends the current frame; after a restore
  * one parallel pass finds out), the dead are exactly a prefix, found by
- * bisection, and nothing is scanned. Otherwise
- * (particles added or restored out of order) any other dead: one scan of `birth`
- * lists the runs that must move (source, destination, length); then each
- * field array applies the same list with memmove, one field per chunk. A field is written only by
- * its own chunk and the moves are plain copies, so the bytes are those of a
- * particle-by-particle compaction for any worker count. */
+ * bisection, and nothing is scanned.
+ *
+ * Otherwise (particles added or restored out of order), after the prefix one
+ * scan of `birth` lists the runs that must move (source, destination,
+ * length); then each field array applies the same list with memmove, one
+ * field per chunk. A field is written only by its own chunk and the moves
+ * are plain copies, so the bytes are those of a particle-by-particle
+ * compaction for any worker count. */
 enum { KILL_PARALLEL_MIN = 16384 }; /* fewer particles: fields moved inline */
 
 typedef struct survivor_run {
@@ -256,17 +258,9 @@ static void field_move_chunk(int chunk, int begin, int end, void *context) {
 /* Every per-particle array that moves with the particle, stable ids included
  * (not state, but a tracked particle keeps its id: include/eddy/view.h). */
 static int particle_fields(particle_array *a, void *fields[15], size_t sizes[15]) {
-    void *all[14] = {a->px, a->py, a->pz, a->vx, a->vy, a->vz, a->drho, a->birth,
-                     a->wx, a->wy, a->wz, a->hx, a->hy, a->hz};
-    int n = a->has_vorticity ? 14 : 8;
-    for (int f = 0; f < n; ++f) {
-        fields[f] = all[f];
-        sizes[f] = 4;
-    }
-    if (a->id) {
-        fields[n] = a->id;
-        sizes[n++] = sizeof *a->id;
-    }
+    void **at[15];
+    const int n = allocated_fields(a, at, sizes);
+    for (int f = 0; f < n; ++f) fields[f] = *at[f];
     return n;
 }
 
