@@ -28,13 +28,14 @@
  * ones, so the particles a worker advected are the ones it collides and
  * hashes next, from its own cache. Where the ends meet follows the load, as a
  * single counter would. Claims are guided: each takes 1/(2 * workers) of the
- * units still open (at least min_range), so the first are large and the last
- * small, and the workers finish close together. A unit is one item unless a job has 2^20 items or
- * more. Because generation and ends change together, a thread that was
- * descheduled across the end of one job and the start of the next cannot
- * take units of the new job while believing it works on the old one: its
- * compare-exchange fails and it reloads (the generation has 24 bits; a thread
- * would have to sleep through 16 million jobs and find the same ends). A
+ * units still open (at least min_range, and never leaving less than that), so
+ * the first are large and the last small, and the workers finish close
+ * together. A unit is one item unless a job has 2^20 items or more. Because
+ * generation and ends change together, a thread that was descheduled across
+ * the end of one job and the start of the next cannot take units of the new
+ * job while believing it works on the old one: its compare-exchange fails and
+ * it reloads (the generation has 24 bits; a thread would have to sleep
+ * through 16 million jobs and find the same ends). A
  * successful claim also proves the job is unfinished, so the job fields it
  * then reads cannot be rewritten under it (the next enqueue waits for finish,
  * and finish waits for every claimed item).

@@ -210,6 +210,46 @@ Test(pool, every_item_runs_exactly_once_in_valid_ranges, .timeout = 120) {
     free(c);
 }
 
+/* A job of more items than one claim word's ends can count (2^20) is claimed
+ * in units of several items: still every item once, in ranges of at least
+ * min_range items but the one that ends the job. */
+typedef struct big_job {
+    uint8_t *visits;
+    int count, min_range;
+    atomic_int bad_range;
+} big_job;
+
+static void big_task(int start, int end, int worker_index, void *context) {
+    (void)worker_index;
+    big_job *job = context;
+    if (start < 0 || end > job->count || start >= end ||
+        (end - start < job->min_range && end != job->count)) {
+        atomic_fetch_add(&job->bad_range, 1);
+        return;
+    }
+    for (int i = start; i < end; ++i) job->visits[i] += 1; /* ranges never overlap */
+}
+
+Test(pool, jobs_beyond_a_million_items_run_every_item_once, .timeout = 60) {
+    const int counts[] = {(1 << 20) - 1, 1 << 20, 3000001};
+    const int min_ranges[] = {1, 1000};
+    for (int workers = 2; workers <= 3; ++workers) {
+        eddy_pool *pool = pool_make(workers);
+        for (size_t n = 0; n < sizeof counts / sizeof counts[0]; ++n) {
+            for (size_t m = 0; m < sizeof min_ranges / sizeof min_ranges[0]; ++m) {
+                big_job job = {calloc((size_t)counts[n], 1), counts[n], min_ranges[m], 0};
+                cr_assert_not_null(job.visits);
+                pool_run(pool, big_task, job.count, job.min_range, &job);
+                cr_assert_eq(atomic_load(&job.bad_range), 0, "w=%d n=%d", workers, job.count);
+                for (int i = 0; i < job.count; ++i)
+                    cr_assert_eq(job.visits[i], 1, "w=%d n=%d item %d", workers, job.count, i);
+                free(job.visits);
+            }
+        }
+        eddy_pool_destroy(pool);
+    }
+}
+
 static void never_called(int start, int end, int worker_index, void *context) {
     (void)start, (void)end, (void)worker_index;
     atomic_fetch_add((atomic_int *)context, 1);
