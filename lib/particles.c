@@ -328,10 +328,13 @@ static int dead_prefix(const int32_t *birth, int n, int64_t frame, int max_age) 
 }
 
 /* Moves the particles back to the start of their allocations, one field per
- * chunk, once the slots left after the last particle run low: emission then
- * finds room without sliding them itself, on one thread. */
+ * chunk, once the slots left after the last particle run low and the head
+ * holds enough to be worth a move: emission then finds room without sliding
+ * them itself, on one thread. (An array with little room to spare would
+ * otherwise slide every frame; its emission slides it when it must.) */
 static void slide_back_when_short(eddy_world *w, particle_array *a) {
-    if (a->head == 0 || a->capacity - a->count >= a->count / 8 + 64) return;
+    const int eighth = a->count / 8 + 64;
+    if (a->head < eighth || a->capacity - a->count >= eighth) return;
     if (a->count < KILL_PARALLEL_MIN) {
         slide_back(a);
         return;
