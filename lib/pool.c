@@ -9,8 +9,9 @@
  * Results never depend on this file. eddy hands the pool a range of chunk
  * indices whose cut was fixed before the pool saw it (parallel.c); each chunk
  * writes only its own outputs. The pool decides only who runs which chunk and
- * when, so it is free to be dynamic: ranges are claimed greedily from an
- * atomic counter, the calling thread helps, and any worker may take any range.
+ * when, so it is free to be dynamic: ranges are claimed greedily from the two
+ * ends of one atomic word (below), the calling thread helps, and any worker
+ * may take any range.
  *
  * Shape. worker_count - 1 threads (worker indices 1..N-1) live as long as the
  * pool; the thread that calls eddy_pool_finish is worker 0 and works too. A
