@@ -134,6 +134,93 @@ Test(rollback, restore_into_a_fresh_world_allocates) {
     eddy_world_destroy(fresh);
 }
 
+/* Particles dying of age every frame and an emitter refilling them: the
+ * arrays' heads (lib/particles.c) move every frame and slide back now and
+ * then. births_in_order false scatters the first tracers' births, so the
+ * kill takes its scan-and-compact path. */
+static eddy_world *aging_world(bool births_in_order) {
+    enum { VORTONS = 64, TRACERS = 24000, MAX_AGE = 12 };
+    eddy_world_def def = eddy_world_def_default();
+    def.worker_count = 2;
+    def.tracer_max_age = MAX_AGE;
+    def.vorton_max_age = MAX_AGE + 3;
+    eddy_world *w = NULL;
+    cr_assert_eq(eddy_world_create(&def, &w), EDDY_OK);
+    eddy_vorton v[VORTONS];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < VORTONS; ++i) {
+        v[i].position = (eddy_vec3){(float)(i % 4) * 0.3f - 0.45f, (float)(i / 4 % 4) * 0.3f - 0.45f,
+                                    (float)(i / 16) * 0.3f - 0.45f};
+        v[i].vorticity = (eddy_vec3){0.0f, 1.0f, 0.5f};
+        v[i].birth_frame = -(i % (MAX_AGE + 3));
+    }
+    eddy_tracer *t = calloc(TRACERS, sizeof *t);
+    cr_assert_not_null(t);
+    for (int i = 0; i < TRACERS; ++i) {
+        t[i].position = (eddy_vec3){(float)(i % 37) * 0.03f - 0.5f, (float)(i / 37 % 29) * 0.03f - 0.4f,
+                                    (float)(i % 11) * 0.05f - 0.25f};
+        t[i].birth_frame = births_in_order ? -MAX_AGE + i / (TRACERS / MAX_AGE) : -((i * 7) % (MAX_AGE + 1));
+    }
+    cr_assert_eq(eddy_world_add_vortons(w, v, VORTONS), EDDY_OK);
+    cr_assert_eq(eddy_world_add_tracers(w, t, TRACERS), EDDY_OK);
+    free(t);
+    eddy_emitter_def e = eddy_emitter_def_default();
+    e.position_spread = (eddy_vec3){0.4f, 0.4f, 0.4f};
+    e.vorticity_spread = (eddy_vec3){1.0f, 1.0f, 1.0f};
+    e.tracer_rate = 30.0f * (TRACERS / MAX_AGE);
+    e.vorton_rate = 30.0f * 4.0f;
+    eddy_emitter_id id;
+    cr_assert_eq(eddy_world_create_emitter(w, &e, &id), EDDY_OK);
+    return w;
+}
+
+static void step_plain(eddy_world *w) {
+    cr_assert_eq(eddy_world_step(w, NULL), EDDY_OK, "%s", eddy_world_error_message(w));
+}
+
+/* Where the particles sit in their allocations is never state: a snapshot
+ * restored into a world whose arrays have another head and capacity (one
+ * stepped further, or a fresh one) steps on to the same hash every frame as
+ * the world that took it. */
+static void check_layout_is_not_state(bool births_in_order) {
+    enum { FRAMES = 60, AT = 17 };
+    eddy_world *reference = aging_world(births_in_order);
+    uint64_t hash[FRAMES + 1];
+    eddy_bytes snap = {0};
+    for (int f = 0; f <= FRAMES; ++f) {
+        if (f == AT) cr_assert_eq(eddy_world_snapshot(reference, &snap), EDDY_OK);
+        hash[f] = eddy_world_hash(reference).frame_hash;
+        if (f < FRAMES) step_plain(reference);
+    }
+    eddy_world *ahead = aging_world(births_in_order), *fresh = aging_world(births_in_order);
+    while (eddy_world_frame(ahead) < AT + 23) step_plain(ahead);
+    eddy_world *targets[2] = {ahead, fresh};
+    for (int k = 0; k < 2; ++k) {
+        eddy_world *w = targets[k];
+        char message[256];
+        cr_assert_eq(eddy_world_restore(w, snap.data, snap.size, message, sizeof message), EDDY_OK,
+                     "%s", message);
+        for (int f = AT; f <= FRAMES; ++f) {
+            cr_assert_eq(eddy_world_hash(w).frame_hash, hash[f], "%s world, births %s, frame %d",
+                         k == 0 ? "a stepped" : "a fresh", births_in_order ? "in order" : "scattered",
+                         f);
+            if (f < FRAMES) step_plain(w);
+        }
+    }
+    eddy_bytes_free(&snap);
+    eddy_world_destroy(reference);
+    eddy_world_destroy(ahead);
+    eddy_world_destroy(fresh);
+}
+
+Test(rollback, particle_layout_is_not_state_births_in_order, .timeout = 60) {
+    check_layout_is_not_state(true);
+}
+
+Test(rollback, particle_layout_is_not_state_births_scattered, .timeout = 60) {
+    check_layout_is_not_state(false);
+}
+
 /* A world of smoke around one fixed body of the given shape. */
 static eddy_world *body_world(eddy_shape shape) {
     eddy_world_def def = eddy_world_def_default();
