@@ -2,7 +2,8 @@
 /* Frame-hash traces of built-in scenes, shared by the tests that compare a
  * code path against its reference (tests/test_broadphase.c,
  * tests/test_contact_lanes.c): step a scene with some test mutations and
- * record its frame hashes, then find the first frame where two traces part. */
+ * record its frame hashes, then find the first frame where two traces part,
+ * or check a whole path against its reference over every scene with bodies. */
 #ifndef EDDY_SCENE_TRACE_H
 #define EDDY_SCENE_TRACE_H
 
@@ -41,6 +42,25 @@ static inline int first_difference(const uint64_t a[TRACE_FRAMES],
     for (int f = 0; f < TRACE_FRAMES; ++f)
         if (a[f] != b[f]) return f + 1;
     return 0;
+}
+
+/* Every built-in scene with bodies, stepped at 2 workers with and without
+ * `mutation`, gives the same hash every frame; `what` ("the X changes")
+ * names the code path in the message. At least ten scenes must have bodies. */
+static inline void expect_body_scenes_unchanged_by(uint32_t mutation, const char *what) {
+    int scenes_with_bodies = 0;
+    for (int k = 0; k < eddy_scene_count(); ++k) {
+        const char *name = eddy_scene_at(k)->name;
+        uint64_t plain[TRACE_FRAMES], mutated[TRACE_FRAMES];
+        int bodies = 0;
+        trace_scene(name, 2, 0, EDDY_MUTATION_NONE, plain, &bodies);
+        if (bodies == 0) continue;
+        ++scenes_with_bodies;
+        trace_scene(name, 2, 0, mutation, mutated, &bodies);
+        const int f = first_difference(plain, mutated);
+        cr_expect_eq(f, 0, "%s: %s frame %d", name, what, f);
+    }
+    cr_assert_gt(scenes_with_bodies, 10);
 }
 
 #endif
