@@ -16,7 +16,12 @@
  * a wall removes the wall-normal component of its gradient (each point owns
  * its update); in a container a point near its walls takes the gradient of the
  * fluid further in (container_ghost). Both write a scratch copy, so every
- * point reads the unpoisoned gradient. Vorton
+ * point reads the unpoisoned gradient. A chunk of grid points first drops
+ * the bodies that certainly leave all of its points alone (beyond a solid's
+ * ball, deeper than the band inside a container, with margins far above
+ * the per-point rounding), and a chunk that no body reaches is neither
+ * written nor copied back: the same bits as testing every body at every
+ * point (EDDY_MUTATION_NO_POISON_CULL, tests/test_coupling.c). Vorton
  * variant: every grid point removes the normals of the wall hits recorded last
  * step by the vortons of its 8 adjacent cells, in ascending vorton index (a
  * gather, never a compare-and-swap float add). */
@@ -185,10 +190,77 @@ static vec3 poison_by_hits(const eddy_world *w, const int pt[3], vec3 grad) {
     return grad;
 }
 
+/* The box of grid points [begin, end) (the rows it spans, whole rows when it
+ * spans more than one), in the points' own coordinates min + i spacing. */
+static void points_box(const grid_shape *g, int begin, int end, double lo[3], double hi[3]) {
+    const grid_cursor a = grid_cursor_at(g, begin), b = grid_cursor_at(g, end - 1);
+    int first[3] = {a.idx[0], a.idx[1], a.idx[2]}, last[3] = {b.idx[0], b.idx[1], b.idx[2]};
+    if (first[2] != last[2]) first[1] = 0, last[1] = g->points[1] - 1;
+    if (first[1] != last[1] || first[2] != last[2]) first[0] = 0, last[0] = g->points[0] - 1;
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = (double)(g->min[k] + (float)first[k] * g->spacing[k]);
+        hi[k] = (double)(g->min[k] + (float)last[k] * g->spacing[k]);
+    }
+}
+
+/* Whether body b certainly leaves every point of the box alone: a solid
+ * when the box is beyond its ball (poison_by_body's first test), a
+ * container when every corner lies deeper than `band` inside every wall
+ * (container_ghost finds no wall near; the region is convex, so the whole
+ * box does). The margins are far above the per-point float rounding, so a
+ * point the cull skips is one the per-point test leaves unchanged: the
+ * same bits with and without it. */
+static bool body_leaves_box_alone(const body *b, const double lo[3], const double hi[3],
+                                  float reach, float band) {
+    const eddy_shape *sh = &b->def.shape;
+    double c[3], extent = 0.0;
+    for (int k = 0; k < 3; ++k) {
+        c[k] = (double)b->position[k];
+        const double a = fabs(lo[k] - c[k]), z = fabs(hi[k] - c[k]);
+        extent += a > z ? a : z;
+    }
+    if (!sh->hole) {
+        const float radius = sh->type == EDDY_SHAPE_SPHERE ? sh->radius : b->circumradius;
+        const double ball = (double)radius + (double)reach;
+        double d2 = 0.0;
+        for (int k = 0; k < 3; ++k) {
+            const double d = c[k] < lo[k] ? lo[k] - c[k] : c[k] > hi[k] ? c[k] - hi[k] : 0.0;
+            d2 += d * d;
+        }
+        const double limit = ball * (1.0 + 1e-4) + 1e-4 * extent;
+        return d2 > limit * limit;
+    }
+    for (int corner = 0; corner < 8; ++corner) {
+        const double p[3] = {corner & 1 ? hi[0] : lo[0], corner & 2 ? hi[1] : lo[1],
+                             corner & 4 ? hi[2] : lo[2]};
+        double q[3];
+        for (int k = 0; k < 3; ++k) /* R^T (p - c) */
+            q[k] = (double)b->rotation[0][k] * (p[0] - c[0]) +
+                   (double)b->rotation[1][k] * (p[1] - c[1]) +
+                   (double)b->rotation[2][k] * (p[2] - c[2]);
+        for (int k = 0; k < sh->plane_count; ++k) {
+            const eddy_plane *pl = &sh->planes[k];
+            const double depth = (double)pl->offset - ((double)pl->normal.x * q[0] +
+                                                      (double)pl->normal.y * q[1] +
+                                                      (double)pl->normal.z * q[2]);
+            const double margin = 1e-4 * ((double)band + fabs((double)pl->offset) + extent);
+            if (!(depth >= (double)band + margin)) return false;
+        }
+    }
+    return true;
+}
+
+typedef struct poison_job {
+    eddy_world *w;
+    uint8_t *touched; /* per chunk: whether any point may change (NULL: all) */
+} poison_job;
+
+enum { POISON_CULL_BODIES = 64 };
+
 static void poison_chunk(int chunk, int begin, int end, void *context) {
-    eddy_world *w = context;
+    const poison_job *job = context;
+    eddy_world *w = job->w;
     const grid_shape *g = &w->grid;
-    const int nx = g->points[0], ny = g->points[1];
     /* The gridded rho' falls off to zero over one grid cell beyond the last
      * vortons (which sit at least one radius off the wall), so a wall's
      * spurious gradient reaches r + one cell into the fluid; the original's
@@ -200,17 +272,38 @@ static void poison_chunk(int chunk, int begin, int end, void *context) {
     const float reach = 1.2f * w->def.vorton_radius + cell;
     const float band = 2.0f * w->def.vorton_radius + cell;
     vec3 *out = w->jacobian; /* scratch: the stretch phase fills it later */
-    for (int p = begin; p < end; ++p) {
-        const int pt[3] = {p % nx, (p / nx) % ny, p / (nx * ny)};
+    const bool by_hits = w->def.wall_poisoning == EDDY_WALL_POISON_VORTON_HITS;
+    /* Grid variant: the bodies that may touch a point of this chunk, in
+     * slot order (all of them past POISON_CULL_BODIES). */
+    int near[POISON_CULL_BODIES];
+    int near_count = 0;
+    const bool cull = !by_hits && w->body_count <= POISON_CULL_BODIES &&
+                      (w->tasks.mutations & EDDY_MUTATION_NO_POISON_CULL) == 0;
+    if (cull) {
+        double lo[3], hi[3];
+        points_box(g, begin, end, lo, hi);
+        for (int s = 0; s < w->body_count; ++s) {
+            const body *b = &w->bodies[s];
+            if (b->alive && !body_leaves_box_alone(b, lo, hi, reach, band)) near[near_count++] = s;
+        }
+    }
+    if (job->touched) {
+        job->touched[chunk] = !cull || near_count > 0;
+        if (!job->touched[chunk]) return; /* every point keeps its gradient */
+    }
+    grid_cursor at = grid_cursor_at(g, begin);
+    for (int p = begin; p < end; ++p, grid_cursor_next(&at)) {
+        const int *pt = at.idx;
         vec3 grad = w->density_gradient[p];
-        if (w->def.wall_poisoning == EDDY_WALL_POISON_VORTON_HITS) {
+        if (by_hits) {
             grad = poison_by_hits(w, pt, grad);
         } else {
             const vec3 q = {g->min[0] + (float)pt[0] * g->spacing[0],
                             g->min[1] + (float)pt[1] * g->spacing[1],
                             g->min[2] + (float)pt[2] * g->spacing[2]};
-            for (int s = 0; s < w->body_count; ++s) {
-                const body *b = &w->bodies[s];
+            const int count = cull ? near_count : w->body_count;
+            for (int n = 0; n < count; ++n) {
+                const body *b = &w->bodies[cull ? near[n] : n];
                 if (!b->alive) continue;
                 if (b->def.shape.type == EDDY_SHAPE_POLYTOPE && b->def.shape.hole) {
                     if (container_ghost(w, b, q, band, &grad)) break;
@@ -224,8 +317,9 @@ static void poison_chunk(int chunk, int begin, int end, void *context) {
 }
 
 static void copy_back_chunk(int chunk, int begin, int end, void *context) {
-    (void)chunk;
-    eddy_world *w = context;
+    const poison_job *job = context;
+    if (job->touched && !job->touched[chunk]) return;
+    eddy_world *w = job->w;
     for (int p = begin; p < end; ++p) w->density_gradient[p] = w->jacobian[p];
 }
 
@@ -233,6 +327,10 @@ void eddy_phase_poison_density_gradient(eddy_world *w) {
     if (!w->grid_valid || w->def.wall_poisoning == EDDY_WALL_POISON_NONE) return;
     if (w->def.wall_poisoning == EDDY_WALL_POISON_GRID && eddy_world_body_count(w) == 0) return;
     const int points = grid_point_count(&w->grid);
-    eddy_parallel_for(&w->tasks, points, POISON_CHUNK, poison_chunk, w);
-    eddy_parallel_for(&w->tasks, points, POISON_CHUNK, copy_back_chunk, w);
+    /* Chunks that no body reaches keep their gradient and skip both passes;
+     * without the scratch for the flags every chunk is written and copied
+     * (the same values). */
+    poison_job job = {w, eddy_partials_reserve(w, (size_t)chunk_count(points, POISON_CHUNK))};
+    eddy_parallel_for(&w->tasks, points, POISON_CHUNK, poison_chunk, &job);
+    eddy_parallel_for(&w->tasks, points, POISON_CHUNK, copy_back_chunk, &job);
 }

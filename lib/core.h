@@ -210,8 +210,46 @@ static inline float grid_interp_float(const grid_shape *g, const float *field, f
 }
 
 /* Finite-difference stencil along axis at point index i: derivative =
- * (f[hi] - f[lo]) * scale; centred inside, one-sided on the faces. */
-void eddy_grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi, float *scale);
+ * (f[hi] - f[lo]) * scale; centred inside, one-sided on the faces. Inline:
+ * the per-point passes call it three times a point. */
+static inline void eddy_grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi,
+                                          float *scale) {
+    const int n = g->points[axis];
+    if (i == 0) {
+        *lo = 0; *hi = 1; *scale = g->inv_spacing[axis];
+    } else if (i == n - 1) {
+        *lo = n - 2; *hi = n - 1; *scale = g->inv_spacing[axis];
+    } else {
+        *lo = i - 1; *hi = i + 1; *scale = 0.5f * g->inv_spacing[axis];
+    }
+}
+
+/* Walks point indices p, p + 1, ... of a grid keeping (i, j, k): one
+ * division at the start of a range instead of three per point. */
+typedef struct grid_cursor {
+    int idx[3];
+    int nx, ny;
+} grid_cursor;
+
+static inline grid_cursor grid_cursor_at(const grid_shape *g, int p) {
+    grid_cursor c;
+    c.nx = g->points[0];
+    c.ny = g->points[1];
+    c.idx[0] = p % c.nx;
+    c.idx[1] = (p / c.nx) % c.ny;
+    c.idx[2] = p / (c.nx * c.ny);
+    return c;
+}
+
+static inline void grid_cursor_next(grid_cursor *c) {
+    if (++c->idx[0] == c->nx) {
+        c->idx[0] = 0;
+        if (++c->idx[1] == c->ny) {
+            c->idx[1] = 0;
+            ++c->idx[2];
+        }
+    }
+}
 
 /* ---------------------------------------------------------------- tree */
 enum { TREE_MAX_LEVELS = 16, TREE_MOMENTS = 27, TREE_EXPANSION = 48 };

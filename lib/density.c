@@ -151,18 +151,9 @@ static void fraction_chunk(int chunk, int begin, int end, void *context) {
 static void density_chunk(int chunk, int begin, int end, void *context) {
     const density_job *job = context;
     const grid_shape *g = &job->w->grid;
-    const int nx = g->points[0], ny = g->points[1];
-    int pt[3] = {begin % nx, (begin / nx) % ny, begin / (nx * ny)}; /* then counted */
-    for (int p = begin; p < end; ++p) {
-        job->w->density[p] = point_density(job, pt);
-        if (++pt[0] == nx) {
-            pt[0] = 0;
-            if (++pt[1] == ny) {
-                pt[1] = 0;
-                ++pt[2];
-            }
-        }
-    }
+    grid_cursor at = grid_cursor_at(g, begin);
+    for (int p = begin; p < end; ++p, grid_cursor_next(&at))
+        job->w->density[p] = point_density(job, at.idx);
 }
 
 /* The 4-float flow grid (velocity, rho') that particles sample. */
@@ -181,10 +172,10 @@ static void pack_chunk(int chunk, int begin, int end, void *context) {
 static void gradient_chunk(int chunk, int begin, int end, void *context) {
     eddy_world *w = ((density_job *)context)->w;
     const grid_shape *g = &w->grid;
-    const int nx = g->points[0], ny = g->points[1];
-    const int stride[3] = {1, nx, nx * ny};
-    for (int p = begin; p < end; ++p) {
-        const int idx[3] = {p % nx, (p / nx) % ny, p / (nx * ny)};
+    const int stride[3] = {1, g->points[0], g->points[0] * g->points[1]};
+    grid_cursor at = grid_cursor_at(g, begin);
+    for (int p = begin; p < end; ++p, grid_cursor_next(&at)) {
+        const int *idx = at.idx;
         float d[3];
         for (int a = 0; a < 3; ++a) {
             int lo, hi;

@@ -65,15 +65,3 @@ void eddy_grid_decimate(grid_shape *parent, const grid_shape *child) {
             parent->extent[a] > 0.0f ? (float)parent->cells[a] / parent->extent[a] : 0.0f;
     }
 }
-
-
-void eddy_grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi, float *scale) {
-    const int n = g->points[axis];
-    if (i == 0) {
-        *lo = 0; *hi = 1; *scale = g->inv_spacing[axis];
-    } else if (i == n - 1) {
-        *lo = n - 2; *hi = n - 1; *scale = g->inv_spacing[axis];
-    } else {
-        *lo = i - 1; *hi = i + 1; *scale = 0.5f * g->inv_spacing[axis];
-    }
-}

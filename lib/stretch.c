@@ -39,10 +39,10 @@ typedef struct jacobian_job {
 static void jacobian_chunk(int chunk, int begin, int end, void *context) {
     const jacobian_job *job = context;
     const grid_shape *g = job->g;
-    const int nx = g->points[0], ny = g->points[1];
-    const int stride[3] = {1, nx, nx * ny};
-    for (int p = begin; p < end; ++p) {
-        const int idx[3] = {p % nx, (p / nx) % ny, p / (nx * ny)};
+    const int stride[3] = {1, g->points[0], g->points[0] * g->points[1]};
+    grid_cursor at = grid_cursor_at(g, begin);
+    for (int p = begin; p < end; ++p, grid_cursor_next(&at)) {
+        const int *idx = at.idx;
         for (int a = 0; a < 3; ++a) {
             int lo, hi;
             float s;

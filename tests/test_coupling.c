@@ -27,6 +27,7 @@
 #include "core.h" /* a body's shape (container walls) and gravity flag */
 #include "eddy/eddy.h"
 #include "scenes.h"
+#include "scene_trace.h"
 
 #define PI 3.14159265358979323846
 #define D(x) ((double)(x))
@@ -786,4 +787,12 @@ Test(coupling_poisoning, vorton_hit_variant_is_deterministic_and_active, .timeou
     cr_expect_eq(first_diff, -1, "vorton-hit poisoning differs between 1 and 3 workers at frame %d",
                  first_diff + 1);
     cr_expect_gt(differs_from_grid, 0, "the vorton-hit variant changed nothing");
+}
+
+/* The grid variant skips, per chunk of grid points, the bodies that
+ * certainly leave every point of it alone (lib/buoyancy.c); without the cull
+ * every body meets every point. Same hashes every frame of every scene with
+ * bodies (containers, solids, spheres, several bodies). */
+Test(coupling_poisoning, body_cull_changes_no_bit, .timeout = 600) {
+    expect_body_scenes_unchanged_by(EDDY_MUTATION_NO_POISON_CULL, "the poisoning cull changes");
 }

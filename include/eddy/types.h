@@ -76,6 +76,10 @@ enum {
     /* tracers meet solids one at a time, never in lanes (the reference the
      * lanes must match bit for bit; changes no result) */
     EDDY_MUTATION_NO_CONTACT_LANES = 1u << 5,
+    /* wall poisoning tests every body at every grid point, never culls a
+     * body for a chunk of points (the reference the cull must match bit for
+     * bit; changes no result) */
+    EDDY_MUTATION_NO_POISON_CULL = 1u << 6,
 };
 
 typedef enum eddy_wall_poisoning {
