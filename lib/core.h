@@ -287,7 +287,8 @@ typedef struct influence_tree {
 typedef struct partition {
     int *cell_start;    /* cell_count + 1 */
     int *sorted_index;  /* vorton count */
-    int cell_capacity, index_capacity;
+    int *cell_of;       /* vorton count: each vorton's cell (scratch of the build) */
+    int cell_capacity, index_capacity, cell_of_capacity;
 } partition;
 
 /* ---------------------------------------------------------------- emitters */
@@ -503,7 +504,9 @@ void eddy_tree_free(influence_tree *t);
 /* First moments of every cell of a built tree (tree.c). */
 bool eddy_tree_build_moments(influence_tree *t, task_system *ts, const particle_array *v,
                              const partition *part);
-bool eddy_partition_build(partition *part, const grid_shape *g, const particle_array *v);
+/* ts may be NULL (the calling thread does all of it). */
+bool eddy_partition_build(partition *part, task_system *ts, const grid_shape *g,
+                          const particle_array *v);
 void eddy_partition_free(partition *part);
 /* Bounding box of vortons and tracers by chunk + fixed reduction tree (bounds.c).
  * Returns false when there are no particles. */

@@ -31,7 +31,7 @@ bool eddy_phase_build_grid(eddy_world *w) {
     }
     eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
     if (!eddy_grid_arrays_reserve(w, grid_point_count(&w->grid))) return false;
-    if (!eddy_partition_build(&w->part, &w->grid, &w->vortons)) return false;
+    if (!eddy_partition_build(&w->part, &w->tasks, &w->grid, &w->vortons)) return false;
     const bool moments = w->def.velocity_method == EDDY_VELOCITY_TREECODE &&
                          w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
     /* Nothing reads the tree before the density phase; when that phase

@@ -115,7 +115,7 @@ static void build(built *b, const particle_array *v, float r, int target) {
     float lo[3], hi[3];
     bounds_of(v, r, lo, hi);
     eddy_grid_define(&b->grid, lo, hi, target > 0 ? target : v->count);
-    cr_assert(eddy_partition_build(&b->part, &b->grid, v));
+    cr_assert(eddy_partition_build(&b->part, NULL, &b->grid, v));
     task_system ts = inline_tasks();
     cr_assert(eddy_tree_build(&b->tree, &ts, &b->grid, v, &b->part));
 }
@@ -190,16 +190,16 @@ Test(partition, stable_counting_sort) {
         v.pz[i] = v.pz[300];
     }
     partition part = {0};
-    cr_assert(eddy_partition_build(&part, &g, &v));
+    cr_assert(eddy_partition_build(&part, NULL, &g, &v));
     check_partition(&part, &g, &v);
     /* Rebuilding into the same (already large) buffers on another grid. */
     eddy_grid_define(&g, lo, hi, 64);
-    cr_assert(eddy_partition_build(&part, &g, &v));
+    cr_assert(eddy_partition_build(&part, NULL, &g, &v));
     check_partition(&part, &g, &v);
     /* No vortons: every cell empty. */
     particle_array none;
     vortons_init(&none, 1);
-    cr_assert(eddy_partition_build(&part, &g, &none));
+    cr_assert(eddy_partition_build(&part, NULL, &g, &none));
     check_partition(&part, &g, &none);
     for (int c = 0; c <= grid_cell_count(&g); ++c) cr_assert_eq(part.cell_start[c], 0);
     eddy_partition_free(&part);
@@ -466,7 +466,7 @@ Test(tree, exact_with_one_vorton_per_top_child) {
     memset(&b, 0, sizeof b);
     const float lo[3] = {-1.1f, -1.1f, -1.1f}, hi[3] = {1.1f, 1.1f, 1.1f};
     eddy_grid_define(&b.grid, lo, hi, 4096);
-    cr_assert(eddy_partition_build(&b.part, &b.grid, &v));
+    cr_assert(eddy_partition_build(&b.part, NULL, &b.grid, &v));
     task_system ts = inline_tasks();
     cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, &v, &b.part));
     cr_assert_eq(b.tree.levels, 5);
@@ -576,7 +576,7 @@ Test(tree, traversal_follows_the_reference_description) {
             lo[2] = hi[2] = 0.25f;
             eddy_grid_define(&b.grid, lo, hi, sets[k]->count);
             cr_assert_eq(b.grid.cells[2], 1);
-            cr_assert(eddy_partition_build(&b.part, &b.grid, sets[k]));
+            cr_assert(eddy_partition_build(&b.part, NULL, &b.grid, sets[k]));
             task_system ts = inline_tasks();
             cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, sets[k], &b.part));
         }
@@ -1078,7 +1078,7 @@ Test(tree, multipole_on_a_flat_grid) {
     lo[2] = hi[2] = 0.25f;
     eddy_grid_define(&b.grid, lo, hi, v.count);
     cr_assert_eq(b.grid.cells[2], 1);
-    cr_assert(eddy_partition_build(&b.part, &b.grid, &v));
+    cr_assert(eddy_partition_build(&b.part, NULL, &b.grid, &v));
     task_system ts = inline_tasks();
     cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, &v, &b.part));
     cr_assert(eddy_tree_build_moments(&b.tree, &ts, &v, &b.part));
