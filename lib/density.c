@@ -63,7 +63,7 @@
  * velocity and rho' into the 4-float flow grid that particles sample. */
 #include "core.h"
 
-enum { DENSITY_CHUNK = 256, BAROCLINIC_CHUNK = 512 };
+enum { DENSITY_CHUNK = 256, BAROCLINIC_CHUNK = 128 };
 
 typedef struct density_job {
     eddy_world *w;

@@ -28,7 +28,7 @@
 #include "core.h"
 #include "vmath.h"
 
-enum { JACOBIAN_CHUNK = 256, STRETCH_CHUNK = 512 };
+enum { JACOBIAN_CHUNK = 256, STRETCH_CHUNK = 128 };
 
 typedef struct jacobian_job {
     const grid_shape *g;
