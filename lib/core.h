@@ -113,6 +113,11 @@ static inline void eddy_particles_births_rewritten(particle_array *a) {
 void eddy_particles_free(particle_array *a);
 /* Append one particle; caller ensured capacity. */
 void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth);
+/* Appends n particles born at `birth` without writing their fields (the
+ * capacity must be reserved): the bookkeeping of n pushes. Returns the
+ * first new index; *first_id is the first new id (ids, when tracked, are
+ * first_id + k: the caller writes them with the fields). */
+int eddy_particles_extend(particle_array *a, int n, int32_t birth, uint64_t *first_id);
 /* With track_ids: give the count particles new ids 0..count-1 (a restored
  * snapshot carries no ids); false: out of memory, nothing changed. */
 bool eddy_particles_renumber_ids(particle_array *a);

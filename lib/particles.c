@@ -123,6 +123,19 @@ void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, 
     if (a->id) a->id[i] = a->next_id++;
 }
 
+int eddy_particles_extend(particle_array *a, int n, int32_t birth, uint64_t *first_id) {
+    const int first = a->count;
+    if (n <= 0) return first;
+    if (first == 0)
+        a->births_order = BIRTHS_IN_ORDER;
+    else if (a->births_order == BIRTHS_IN_ORDER && birth < a->birth[first - 1])
+        a->births_order = BIRTHS_OUT_OF_ORDER;
+    *first_id = a->next_id;
+    if (a->id) a->next_id += (uint64_t)n;
+    a->count += n;
+    return first;
+}
+
 static void copy_particle(particle_array *a, int dst, int src) {
     a->px[dst] = a->px[src]; a->py[dst] = a->py[src]; a->pz[dst] = a->pz[src];
     a->vx[dst] = a->vx[src]; a->vy[dst] = a->vy[src]; a->vz[dst] = a->vz[src];

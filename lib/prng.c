@@ -10,6 +10,12 @@
  * sequence is the same on every platform. Seeding follows pcg32_srandom_r, so
  * (seed, stream) gives the sequence the reference implementation gives.
  *
+ * Skipping ahead: k steps of the LCG are one affine map state -> A state + C
+ * with A = a^k and C = c (a^(k-1) + ... + a + 1), both mod 2^64. The map of
+ * 2^j steps is the square of the map of 2^(j-1) steps, so the map of k steps
+ * is the product of the squares picked by the bits of k (Brown, "Random
+ * Number Generation with Arbitrary Strides", 1994).
+ *
  * Floats use the top 24 bits of a draw: k * 2^-24 for k in [0, 2^24) is exact
  * in binary32, uniform on [0, 1), and 1 itself is never returned. */
 #include "core.h"
@@ -49,4 +55,18 @@ float eddy_rng_next_float(eddy_rng *rng) {
 float eddy_rng_spread(eddy_rng *rng, float s) {
     /* next_float - 0.5 is exact (a multiple of 2^-24 in [-0.5, 0.5)). */
     return s * (eddy_rng_next_float(rng) - 0.5f);
+}
+
+void eddy_rng_advance(eddy_rng *rng, uint64_t draws) {
+    uint64_t mult = 1u, plus = 0u;                      /* the map of the steps taken so far */
+    uint64_t step_mult = PCG32_MULTIPLIER, step_plus = rng->inc; /* the map of 2^j steps */
+    for (; draws > 0; draws >>= 1) {
+        if (draws & 1u) {
+            mult *= step_mult;
+            plus = plus * step_mult + step_plus;
+        }
+        step_plus = (step_mult + 1u) * step_plus;
+        step_mult *= step_mult;
+    }
+    rng->state = mult * rng->state + plus;
 }

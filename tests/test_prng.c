@@ -202,3 +202,31 @@ Test(prng, successive_draws_uncorrelated) {
     double corr = sxy / N * 12.0; /* lag-1 correlation; standard error 1e-3 */
     cr_assert(corr > -0.005 && corr < 0.005, "lag-1 correlation %.5f", corr);
 }
+
+/* ---------------------------------------------------------------- advance */
+
+/* Skipping k draws leaves the generator where k draws would, for every
+ * count of bits in k (and 0), on several streams. */
+Test(prng, advance_equals_that_many_draws) {
+    static const uint64_t counts[] = {0, 1, 2, 3, 7, 8, 64, 1000, 65535, 123457, 1u << 20};
+    static const uint64_t streams[] = {0, 54, 0x9e3779b97f4a7c15ULL};
+    for (size_t s = 0; s < sizeof streams / sizeof streams[0]; ++s)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c) {
+            eddy_rng skipped = eddy_rng_seed(42u + s, streams[s]), drawn = skipped;
+            eddy_rng_advance(&skipped, counts[c]);
+            for (uint64_t k = 0; k < counts[c]; ++k) eddy_rng_next_u32(&drawn);
+            cr_expect_eq(skipped.state, drawn.state, "stream %llu, %llu draws",
+                         (unsigned long long)streams[s], (unsigned long long)counts[c]);
+            cr_expect_eq(skipped.inc, drawn.inc);
+            cr_expect_eq(eddy_rng_next_u32(&skipped), eddy_rng_next_u32(&drawn));
+        }
+}
+
+/* Two skips make one: the maps compose. */
+Test(prng, advances_add_up) {
+    eddy_rng a = eddy_rng_seed(7u, 11u), b = a;
+    eddy_rng_advance(&a, 1000003u);
+    eddy_rng_advance(&a, 99991u);
+    eddy_rng_advance(&b, 1000003u + 99991u);
+    cr_expect_eq(a.state, b.state);
+}

@@ -185,7 +185,7 @@ static void bad_enqueue_only(eddy_world_def *d) { d->enqueue_task = fake_enqueue
 static void bad_finish_only(eddy_world_def *d) { d->finish_task = fake_finish; }
 static void bad_method(eddy_world_def *d) { d->velocity_method = (eddy_velocity_method)3; }
 static void bad_method_negative(eddy_world_def *d) { d->velocity_method = (eddy_velocity_method)-1; }
-static void bad_mutation(eddy_world_def *d) { d->test_mutations = 1u << 7; }
+static void bad_mutation(eddy_world_def *d) { d->test_mutations = 1u << 31; }
 static void bad_cookie(eddy_world_def *d) { d->internal_value = 0; }
 static void bad_max_age(eddy_world_def *d) { d->tracer_max_age = -2; }
 static void bad_stretch(eddy_world_def *d) { d->stretch_gain = NAN; }
@@ -512,6 +512,57 @@ Test(emitter, commands) {
     step_ok(w, &in);
     cr_assert_eq(eddy_world_tracer_count(w), 10);
     eddy_world_destroy(w);
+}
+
+/* A burst large enough to be written in parallel chunks (lib/emit.c) gives
+ * the bits, and the ids, of drawing its particles one after another
+ * (EDDY_MUTATION_SERIAL_EMISSION), at 1 and 3 workers; the bursts are
+ * followed by a small rate (the serial path) so that the generator's state
+ * after a burst is checked too. */
+static void burst_trace(int workers, uint32_t mutations, uint64_t hashes[6], uint64_t ids[4]) {
+    eddy_world_def d = eddy_world_def_default();
+    d.worker_count = workers;
+    d.test_mutations = mutations;
+    d.particle_ids = true;
+    eddy_world *w = make_world(&d);
+    eddy_emitter_def ed = eddy_emitter_def_default();
+    ed.tracer_rate = 90.0f;
+    ed.vorton_rate = 30.0f;
+    ed.position_spread = (eddy_vec3){2.0f, 1.0f, 0.5f};
+    ed.vorticity = (eddy_vec3){0.0f, 0.0f, 1.0f};
+    ed.vorticity_spread = (eddy_vec3){0.5f, 0.5f, 0.5f};
+    eddy_emitter_id id;
+    cr_assert_eq(eddy_world_create_emitter(w, &ed, &id), EDDY_OK);
+    for (int f = 0; f < 6; ++f) {
+        eddy_emitter_command c;
+        memset(&c, 0, sizeof c);
+        c.emitter = id;
+        c.type = EDDY_EMITTER_BURST;
+        c.tracer_count = f == 0 ? 20000 : f == 3 ? 9000 : 0;
+        c.vorton_count = f == 0 ? 10000 : 0;
+        eddy_input in = {0};
+        in.emitter_commands = &c;
+        in.emitter_command_count = 1;
+        step_ok(w, &in);
+        hashes[f] = eddy_world_hash(w).frame_hash;
+    }
+    const eddy_particle_view t = eddy_world_view_tracers(w), v = eddy_world_view_vortons(w);
+    cr_assert(t.id && v.id && t.count > 29000 && v.count > 10000);
+    ids[0] = t.id[0], ids[1] = t.id[t.count - 1], ids[2] = v.id[5000], ids[3] = v.id[v.count - 1];
+    for (int i = 1; i < t.count; ++i) cr_assert_eq(t.id[i], t.id[i - 1] + 1, "tracer ids at %d", i);
+    eddy_world_destroy(w);
+}
+
+Test(emitter, burst_in_chunks_is_the_serial_draw, .timeout = 120) {
+    uint64_t serial[6], ids_serial[4];
+    burst_trace(1, EDDY_MUTATION_SERIAL_EMISSION, serial, ids_serial);
+    for (int workers = 1; workers <= 3; workers += 2) {
+        uint64_t chunked[6], ids[4];
+        burst_trace(workers, EDDY_MUTATION_NONE, chunked, ids);
+        for (int f = 0; f < 6; ++f)
+            cr_expect_eq(chunked[f], serial[f], "%d workers: frame %d differs", workers, f + 1);
+        for (int k = 0; k < 4; ++k) cr_expect_eq(ids[k], ids_serial[k], "%d workers: id %d", workers, k);
+    }
 }
 
 /* ---------------------------------------------------------------- kill by age */

@@ -37,6 +37,9 @@ EDDY_API uint32_t eddy_rng_next_u32(eddy_rng *rng);
 EDDY_API float eddy_rng_next_float(eddy_rng *rng);
 /* Uniform in [-s/2, s/2): s * (next_float - 0.5). */
 EDDY_API float eddy_rng_spread(eddy_rng *rng, float s);
+/* Skips `draws` draws in O(log draws) steps: afterwards the generator gives
+ * what it would have given after `draws` calls of eddy_rng_next_u32. */
+EDDY_API void eddy_rng_advance(eddy_rng *rng, uint64_t draws);
 
 #ifdef __cplusplus
 }

@@ -80,6 +80,10 @@ enum {
      * body for a chunk of points (the reference the cull must match bit for
      * bit; changes no result) */
     EDDY_MUTATION_NO_POISON_CULL = 1u << 6,
+    /* emitters draw every particle one after another on the calling thread,
+     * never a burst in parallel chunks (the reference the chunks must match
+     * bit for bit; changes no result) */
+    EDDY_MUTATION_SERIAL_EMISSION = 1u << 7,
 };
 
 typedef enum eddy_wall_poisoning {
