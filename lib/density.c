@@ -62,11 +62,13 @@
  * rounding noise by e every ~14 frames. eddy_phase_pack_flow then packs
  * velocity and rho' into the 4-float flow grid that particles sample. */
 #include "core.h"
+#include "tree_lanes4.h"
 
 enum { DENSITY_CHUNK = 256, BAROCLINIC_CHUNK = 128 };
 
 typedef struct density_job {
     eddy_world *w;
+    bool lanes;        /* four points of a row at a time (else one by one) */
     float scale;       /* (2r)^3 / (reach_x reach_y reach_z) */
     float reach[3];    /* the weights' half-width per axis: max(cell, 2r) */
     float cell_over_reach[3];
@@ -122,6 +124,77 @@ static float point_density(const density_job *job, const int pt[3]) {
     return sum / (weight > DENSITY_EDGE_WEIGHT ? weight : DENSITY_EDGE_WEIGHT);
 }
 
+/* Four lanes: points (pt[0] + l, pt[1], pt[2]), l = 0..3, of one x-row.
+ *
+ * Design note: why each lane gets point_density's bits. The lanes walk the
+ * same rows (cj, ck) as any one of the points and, within a row, the union
+ * of the four points' x-runs of vortons, in the same order. A vorton
+ * outside a lane's own run (c - pt outside [-span, span - 1]) gets x-weight
+ * +0 for that lane, by a select: one-cell tents (span 1) return f or 1 - f
+ * without looking at the distance, and a wider tent is 0 there only up to
+ * rounding (1 - |d| cell / reach can round to a few ulp above 0 when span
+ * cells are exactly the reach; no scene reaches that case, the select keeps
+ * it exact anyway). A +0 weight adds rho' * 0 (+0 or -0)
+ * to the lane's sum and +0 to its weight, which changes neither: the sum
+ * starts at +0 and is never -0 (x + -0 = x, +0 + -0 = +0, and a sum that
+ * cancels to zero is +0). Every other term is axis_weight's operations on
+ * the same values in the same order ((wx wy) wz, then the scale), so the
+ * nonzero terms, and the division, are point_density's. The fractions and
+ * rho' are finite here (the previous step ended with the finiteness check),
+ * so no NaN reaches a lane that would not see it.
+ * EDDY_MUTATION_SCALAR_DENSITY_GATHER runs point_density alone
+ * (tests/test_scenes.c compares the two on every scene). */
+static vf lanes_weight_x(const density_job *job, float c_minus_pt, float f) {
+    const vf lane = vf_set4(0.0f, 1.0f, 2.0f, 3.0f), zero = vf_splat(0.0f);
+    /* c - (pt + l), exact: small integers */
+    const vf c_minus = vf_sub(vf_splat(c_minus_pt), lane);
+    if (job->span[0] == 1) {
+        /* pt > c ? f : 1 - f for c = pt - 1, pt; 0 for any other cell */
+        const vm left = vm_and(vf_gt(c_minus, vf_splat(-1.5f)), vf_lt(c_minus, vf_splat(-0.5f)));
+        const vm same = vm_and(vf_gt(c_minus, vf_splat(-0.5f)), vf_lt(c_minus, vf_splat(0.5f)));
+        return vf_select(left, vf_splat(f), vf_select(same, vf_splat(1.0f - f), zero));
+    }
+    /* the cells point_density visits: c - pt in [-span, span - 1] */
+    const float span = (float)job->span[0];
+    const vm visited =
+        vm_and(vf_gt(c_minus, vf_splat(-span - 0.5f)), vf_lt(c_minus, vf_splat(span - 0.5f)));
+    vf d = vf_add(c_minus, vf_splat(f));
+    d = vf_select(vf_lt(d, zero), vf_sub(zero, d), d);
+    const vf t = vf_sub(vf_splat(1.0f), vf_mul(d, vf_splat(job->cell_over_reach[0])));
+    return vf_select(vm_and(visited, vf_gt(t, zero)), t, zero);
+}
+
+static void point_density_lanes(const density_job *job, const int pt[3], float out[4]) {
+    const eddy_world *w = job->w;
+    const grid_shape *g = &w->grid;
+    const int *start = w->part.cell_start;
+    const float *fx = w->scratch[0], *fy = w->scratch[1], *fz = w->scratch[2];
+    const float *rho = w->scratch[3], *cell_x = w->sorted_scratch;
+    const vf scale = vf_splat(job->scale);
+    const int *n = job->span;
+    const int ci_lo = pt[0] - n[0] > 0 ? pt[0] - n[0] : 0;
+    const int ci_hi = pt[0] + 3 + n[0] < g->cells[0] ? pt[0] + 3 + n[0] : g->cells[0];
+    const float pt_x = (float)pt[0];
+    vf sum = vf_splat(0.0f), weight = vf_splat(0.0f);
+    for (int ck = pt[2] - n[2]; ck < pt[2] + n[2]; ++ck) {
+        if (ck < 0 || ck >= g->cells[2]) continue;
+        for (int cj = pt[1] - n[1]; cj < pt[1] + n[1]; ++cj) {
+            if (cj < 0 || cj >= g->cells[1]) continue;
+            const int row = g->cells[0] * (cj + g->cells[1] * ck);
+            for (int m = start[row + ci_lo]; m < start[row + ci_hi]; ++m) {
+                const vf wx = lanes_weight_x(job, cell_x[m] - pt_x, fx[m]);
+                const float wy = axis_weight(job, 1, cj, pt[1], fy[m]);
+                const float wz = axis_weight(job, 2, ck, pt[2], fz[m]);
+                const vf wi = vf_mul(scale, vf_mul(vf_mul(wx, vf_splat(wy)), vf_splat(wz)));
+                sum = vf_add(sum, vf_mul(vf_splat(rho[m]), wi));
+                weight = vf_add(weight, wi);
+            }
+        }
+    }
+    const vf edge = vf_splat(DENSITY_EDGE_WEIGHT);
+    vf_store(out, vf_div(sum, vf_select(vf_gt(weight, edge), weight, edge)));
+}
+
 /* Each vorton's fractions within its grid cell (grid_locate) and its rho',
  * in partition order (sorted position m holds vorton sorted_index[m]):
  * computed once into scratch[0..3] (its cell x index into the first array
@@ -151,9 +224,19 @@ static void fraction_chunk(int chunk, int begin, int end, void *context) {
 static void density_chunk(int chunk, int begin, int end, void *context) {
     const density_job *job = context;
     const grid_shape *g = &job->w->grid;
+    float *density = job->w->density;
     grid_cursor at = grid_cursor_at(g, begin);
-    for (int p = begin; p < end; ++p, grid_cursor_next(&at))
-        job->w->density[p] = point_density(job, at.idx);
+    for (int p = begin; p < end;) {
+        if (job->lanes && end - p >= 4 && g->points[0] - at.idx[0] >= 4) {
+            point_density_lanes(job, at.idx, &density[p]);
+            p += 4;
+            at.idx[0] += 3;
+        } else {
+            density[p] = point_density(job, at.idx);
+            ++p;
+        }
+        grid_cursor_next(&at);
+    }
 }
 
 /* The 4-float flow grid (velocity, rho') that particles sample. */
@@ -241,6 +324,7 @@ bool eddy_phase_density(eddy_world *w, float dt) {
     if (!w->grid_valid) return true;
     density_job dj;
     density_weights(w, &dj);
+    dj.lanes = (w->tasks.mutations & EDDY_MUTATION_SCALAR_DENSITY_GATHER) == 0;
     const int points = grid_point_count(&w->grid);
     eddy_parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, fraction_chunk, &dj);
     eddy_parallel_for(&w->tasks, points, DENSITY_CHUNK, density_chunk, &dj);

@@ -175,7 +175,8 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
                                                EDDY_MUTATION_BROAD_PHASE_IGNORES_REACH |
                                                EDDY_MUTATION_NO_CONTACT_LANES |
                                                EDDY_MUTATION_NO_POISON_CULL |
-                                               EDDY_MUTATION_SERIAL_EMISSION)) == 0,
+                                               EDDY_MUTATION_SERIAL_EMISSION |
+                                               EDDY_MUTATION_SCALAR_DENSITY_GATHER)) == 0,
               "test_mutations has unknown bits");
     return EDDY_OK;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Frame-hash traces of built-in scenes, shared by the tests that compare a
  * code path against its reference (tests/test_broadphase.c,
- * tests/test_contact_lanes.c): step a scene with some test mutations and
+ * tests/test_contact_lanes.c, tests/test_coupling.c, tests/test_scenes.c): step a scene with some test mutations and
  * record its frame hashes, then find the first frame where two traces part,
- * or check a whole path against its reference over every scene with bodies. */
+ * or check a whole path against its reference over every scene (with bodies). */
 #ifndef EDDY_SCENE_TRACE_H
 #define EDDY_SCENE_TRACE_H
 
@@ -17,9 +17,10 @@ enum { TRACE_FRAMES = 40 };
 
 /* Frame hashes of TRACE_FRAMES frames after `warmup` unrecorded ones, at
  * `workers` workers; *bodies is the scene's body count (no frame is stepped
- * when it has none). */
+ * when it has none, unless *bodies is -1 on entry). */
 static inline void trace_scene(const char *scene, int workers, int warmup, uint32_t mutations,
                                uint64_t out[TRACE_FRAMES], int *bodies) {
+    const bool every_scene = *bodies == -1;
     eddy_world_def base = eddy_world_def_default();
     base.worker_count = workers;
     base.test_mutations = mutations;
@@ -28,7 +29,7 @@ static inline void trace_scene(const char *scene, int workers, int warmup, uint3
     cr_assert_eq(s, EDDY_OK, "%s: %s", scene, eddy_status_name(s));
     *bodies = eddy_world_body_count(w);
     eddy_scene_input buffer;
-    for (int f = 0; f < warmup + TRACE_FRAMES && *bodies > 0; ++f) {
+    for (int f = 0; f < warmup + TRACE_FRAMES && (*bodies > 0 || every_scene); ++f) {
         const eddy_input *in = eddy_scene_input_for(scene, eddy_world_frame(w), &buffer);
         cr_assert_eq(eddy_world_step(w, in), EDDY_OK, "%s frame %d", scene, f + 1);
         if (f >= warmup) out[f - warmup] = eddy_world_hash(w).frame_hash;
@@ -61,6 +62,21 @@ static inline void expect_body_scenes_unchanged_by(uint32_t mutation, const char
         cr_expect_eq(f, 0, "%s: %s frame %d", name, what, f);
     }
     cr_assert_gt(scenes_with_bodies, 10);
+}
+
+/* Every built-in scene, stepped at 2 workers with and without `mutation`,
+ * gives the same hash every frame. */
+static inline void expect_every_scene_unchanged_by(uint32_t mutation, const char *what) {
+    for (int k = 0; k < eddy_scene_count(); ++k) {
+        const char *name = eddy_scene_at(k)->name;
+        uint64_t plain[TRACE_FRAMES], mutated[TRACE_FRAMES];
+        int every = -1;
+        trace_scene(name, 2, 0, EDDY_MUTATION_NONE, plain, &every);
+        every = -1;
+        trace_scene(name, 2, 0, mutation, mutated, &every);
+        const int f = first_difference(plain, mutated);
+        cr_expect_eq(f, 0, "%s: %s frame %d", name, what, f);
+    }
 }
 
 #endif

@@ -4,6 +4,7 @@
  * skeleton or the tracer seeding must show up here first. */
 #include "scenes.h"
 #include "scenes_internal.h"
+#include "scene_trace.h"
 
 #include <criterion/criterion.h>
 #include <fenv.h>
@@ -452,4 +453,12 @@ Test(scenes, every_scene_steps) {
         free(v);
         eddy_world_destroy(w);
     }
+}
+
+/* The density gather takes four grid points of a row in lanes
+ * (lib/density.c); one point at a time is the reference. Every scene, every
+ * frame, the same hash. */
+Test(scenes, density_lanes_change_no_bit, .timeout = 600) {
+    expect_every_scene_unchanged_by(EDDY_MUTATION_SCALAR_DENSITY_GATHER,
+                                    "the density lanes change");
 }

@@ -84,6 +84,10 @@ enum {
      * never a burst in parallel chunks (the reference the chunks must match
      * bit for bit; changes no result) */
     EDDY_MUTATION_SERIAL_EMISSION = 1u << 7,
+    /* the density gather takes grid points one at a time, never four of a
+     * row in lanes (the reference the lanes must match bit for bit; changes
+     * no result) */
+    EDDY_MUTATION_SCALAR_DENSITY_GATHER = 1u << 8,
 };
 
 typedef enum eddy_wall_poisoning {
