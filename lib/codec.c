@@ -110,23 +110,31 @@ void eddy_wire_put_vec3(wire_writer *w, eddy_vec3 v) {
     eddy_wire_put_f32(w, v.z);
 }
 
-void eddy_wire_put_words32(wire_writer *w, const void *words, size_t n) {
-    if (n == 0) return;
-    if (n > SIZE_MAX / 4) {
-        w->failed = true;
-        return;
-    }
+void eddy_wire_store_words32(uint8_t *dst, const void *words, size_t n) {
 #if WIRE_HOST_LITTLE_ENDIAN
-    eddy_wire_put_bytes(w, words, 4 * n);
+    if (n > 0) memcpy(dst, words, 4 * n);
 #else
-    if (!eddy_wire_reserve(w, 4 * n)) return;
     const uint8_t *src = words;
     for (size_t i = 0; i < n; ++i) {
         uint32_t v;
         memcpy(&v, src + 4 * i, 4);
-        put_le(w, v, 4);
+        for (int b = 0; b < 4; ++b) dst[4 * i + (size_t)b] = (uint8_t)(v >> (8 * b));
     }
 #endif
+}
+
+size_t eddy_wire_put_room32(wire_writer *w, size_t n) {
+    if (n > SIZE_MAX / 4) w->failed = true;
+    if (w->failed || !eddy_wire_reserve(w, 4 * n)) return SIZE_MAX;
+    const size_t at = w->out->size;
+    w->out->size += 4 * n;
+    return at;
+}
+
+void eddy_wire_put_words32(wire_writer *w, const void *words, size_t n) {
+    if (n == 0) return;
+    const size_t at = eddy_wire_put_room32(w, n);
+    if (at != SIZE_MAX) eddy_wire_store_words32(w->out->data + at, words, n);
 }
 
 void eddy_wire_patch_u64(wire_writer *w, size_t offset, uint64_t v) {

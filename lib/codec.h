@@ -43,6 +43,12 @@ void eddy_wire_put_bool(wire_writer *w, bool v);
 void eddy_wire_put_vec3(wire_writer *w, eddy_vec3 v);
 /* n 32-bit values (float bit patterns or int32), little-endian. */
 void eddy_wire_put_words32(wire_writer *w, const void *words, size_t n);
+/* Room for n 32-bit values, appended now and filled later with
+ * eddy_wire_store_words32 (before anything reads the bytes): the offset of
+ * the room, or SIZE_MAX when the append failed. */
+size_t eddy_wire_put_room32(wire_writer *w, size_t n);
+/* The bytes eddy_wire_put_words32 appends for n values, stored at dst. */
+void eddy_wire_store_words32(uint8_t *dst, const void *words, size_t n);
 /* Overwrite 8 bytes at offset (a length or checksum written after the fact). */
 void eddy_wire_patch_u64(wire_writer *w, size_t offset, uint64_t v);
 

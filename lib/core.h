@@ -360,7 +360,7 @@ typedef void chunk_fn(int chunk, int begin, int end, void *context);
 
 /* Run fn over [0, count) in chunks of chunk_size (a constant of the phase),
  * on the task system. Every chunk runs with the canonical FP mode. */
-void eddy_parallel_for(task_system *ts, int count, int chunk_size, chunk_fn *fn, void *context);
+void eddy_parallel_for(const task_system *ts, int count, int chunk_size, chunk_fn *fn, void *context);
 
 static inline int chunk_count(int count, int chunk_size) {
     return count <= 0 ? 0 : (count + chunk_size - 1) / chunk_size;

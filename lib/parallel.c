@@ -86,7 +86,7 @@ static bool fp_mode_is_canonical_word(uint32_t mode) {
 }
 #endif
 
-void eddy_parallel_for(task_system *ts, int count, int chunk_size, chunk_fn *fn, void *context) {
+void eddy_parallel_for(const task_system *ts, int count, int chunk_size, chunk_fn *fn, void *context) {
     EDDY_ASSERT(ts != NULL && fn != NULL && chunk_size > 0);
     int chunks = chunk_count(count, chunk_size);
     if (chunks == 0) {

@@ -35,7 +35,10 @@ EDDY_API eddy_status eddy_world_def_decode(const void *data, size_t size, eddy_w
                                            char *message, size_t message_size);
 
 /* Whole state of the world (frame, particles, bodies, emitters, PRNG, the
- * flow grid of the last step, diagnostics). Appends to out. */
+ * flow grid of the last step, diagnostics). Appends to out. The particle
+ * arrays are copied on the world's workers (its pool or the game's task
+ * system, as in a step); the bytes do not depend on them. Call it where you
+ * would call eddy_world_step. */
 EDDY_API eddy_status eddy_world_snapshot(const eddy_world *world, eddy_bytes *out);
 /* Replace the world's state with a snapshot. The world must have been
  * created from the same physical definition (checked by a digest). On any
