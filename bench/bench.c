@@ -79,6 +79,7 @@ typedef struct bench_options {
     int warmup;
     eddy_pin_policy pin;
     int treecode; /* -1: the world definition's default */
+    bool hash_at_end; /* tracers hashed at the end of the step, not by their advection */
     bool list;
     bool json;
     bool help;
@@ -89,7 +90,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: eddy-bench [--scene NAME] [--threads LIST] [--frames N] [--warmup N]\n"
             "                  [--pin none|core|pu] [--treecode multipole|original]\n"
-            "                  [--list] [--json] [--help] [--version]\n"
+            "                  [--tracer-hash early|end] [--list] [--json] [--help]\n"
+            "                  [--version]\n"
             "\n"
             "Steps a scene at each worker count and reports the median ms per step of\n"
             "every phase, tracers advected per ms, the hashing share of the step, the\n"
@@ -102,6 +104,10 @@ static void usage(FILE *out)
             "  --pin POLICY    none, core or pu: where workers run (default pu)\n"
             "  --treecode T    treecode traversal: multipole or original (default: the\n"
             "                  world definition's default)\n"
+            "  --tracer-hash W early (default): each block of tracers is hashed by the\n"
+            "                  advection that wrote it, so the hash phase holds only the\n"
+            "                  rest; end: every tracer hashed in the hash phase (to\n"
+            "                  measure what hashing the state costs)\n"
             "  --list          list the scenes and exit\n"
             "  --json          print one JSON object (keys: docs/bench.md)\n"
             "  --help          this text\n"
@@ -149,6 +155,10 @@ static int options_parse(int argc, char **argv, bench_options *o)
             if (!eddy_pin_parse(v, &o->pin)) {
                 return fail_usage("--pin", "expected none, core or pu");
             }
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--tracer-hash", &missing)) != NULL) {
+            if (strcmp(v, "early") == 0) o->hash_at_end = false;
+            else if (strcmp(v, "end") == 0) o->hash_at_end = true;
+            else return fail_usage("--tracer-hash", "expected early or end");
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--treecode", &missing)) != NULL) {
             if (strcmp(v, "multipole") == 0) o->treecode = EDDY_TREECODE_MULTIPOLE;
             else if (strcmp(v, "original") == 0) o->treecode = EDDY_TREECODE_ORIGINAL;
@@ -397,9 +407,11 @@ static bool run_steps(eddy_world *world, const bench_options *o, bench_samples *
     return true;
 }
 
-static eddy_world *world_create(const char *scene, int workers, int treecode, eddy_pinner *pinner)
+static eddy_world *world_create(const char *scene, int workers, int treecode, bool hash_at_end,
+                                eddy_pinner *pinner)
 {
     eddy_world_def def = eddy_world_def_default();
+    if (hash_at_end) def.test_mutations |= EDDY_MUTATION_UNFUSED_TRACER_HASH;
     if (treecode >= 0) {
         def.treecode_traversal = (eddy_treecode_traversal)treecode;
     }
@@ -427,7 +439,7 @@ static bool run_one(const bench_options *o, int workers, eddy_pinner *pinner, be
         fprintf(stderr, "eddy-bench: out of memory for %d frames of samples\n", o->frames);
         goto cleanup;
     }
-    world = world_create(o->scene, workers, o->treecode, pinner);
+    world = world_create(o->scene, workers, o->treecode, o->hash_at_end, pinner);
     if (world == NULL || !run_steps(world, o, &samples)) {
         goto cleanup;
     }
@@ -657,7 +669,7 @@ static void json_print(const bench_report *r)
 /* Particle counts at frame 0, from a throw-away 1-worker world. */
 static bool scene_initial_counts(const char *scene, int *vortons, int *tracers)
 {
-    eddy_world *world = world_create(scene, 1, -1, NULL);
+    eddy_world *world = world_create(scene, 1, -1, false, NULL);
     if (world == NULL) {
         return false;
     }

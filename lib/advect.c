@@ -36,6 +36,7 @@ static inline void f4_store(float *p, f4 a) { vst1q_f32(p, a); }
  * large chunks, vortons (a few thousand, each sampling the flow grid) in
  * small ones so that every worker gets some. */
 enum { ADVECT_CHUNK = 4096, ADVECT_VORTON_CHUNK = 256 };
+_Static_assert(ADVECT_CHUNK % EDDY_HASH_BLOCK_PARTICLES == 0, "a chunk holds whole hash blocks");
 
 typedef struct advect_job {
     eddy_world *w;
@@ -70,8 +71,7 @@ static inline void flow_sample(const grid_shape *g, const float *flow, float x, 
 #endif
 }
 
-static void tracer_chunk(int chunk, int begin, int end, void *context) {
-    const advect_job *job = context;
+static void tracer_range(const advect_job *job, int begin, int end) {
     const grid_shape g = job->w->grid; /* local copy: no aliasing with outputs */
     const float *flow = job->w->flow;
     particle_array *a = job->a;
@@ -96,6 +96,18 @@ static void tracer_chunk(int chunk, int begin, int end, void *context) {
         py[i] = y + uy * dt;
         pz[i] = z + uz * dt;
     }
+}
+
+/* Hash block by hash block: each block is hashed right after it is written,
+ * while it is in cache (lib/hash.c, "Early tracer hashes"). */
+static void tracer_chunk(int chunk, int begin, int end, void *context) {
+    const advect_job *job = context;
+    for (int b = begin; b < end; b += EDDY_HASH_BLOCK_PARTICLES) {
+        const int e = end - b < EDDY_HASH_BLOCK_PARTICLES ? end : b + EDDY_HASH_BLOCK_PARTICLES;
+        tracer_range(job, b, e);
+        eddy_early_hash_block(job->w, b / EDDY_HASH_BLOCK_PARTICLES);
+    }
+    (void)chunk;
 }
 
 static void particle_chunk(int chunk, int begin, int end, void *context) {
@@ -125,6 +137,7 @@ static void particle_chunk(int chunk, int begin, int end, void *context) {
 }
 
 void eddy_phase_advect_tracers(eddy_world *w, float dt) {
+    eddy_early_hash_prepare(w);
     advect_job job = {w, &w->tracers, dt, {w->wind.x, w->wind.y, w->wind.z},
                       w->grid_valid, w->grid_valid, false};
     eddy_parallel_for(&w->tasks, w->tracers.count, ADVECT_CHUNK,

@@ -127,6 +127,7 @@ void eddy_carry_interior(eddy_world *w, const body *b, const eddy_body_pose *old
     }
     carry_job jv = {&m, &w->vortons, true}, jt = {&m, &w->tracers, false};
     eddy_parallel_for(&w->tasks, w->vortons.count, CARRY_CHUNK, carry_chunk, &jv);
+    eddy_early_hash_stale_from(w, 0);
     eddy_parallel_for(&w->tasks, w->tracers.count, CARRY_CHUNK, carry_chunk, &jt);
 }
 

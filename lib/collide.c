@@ -84,6 +84,8 @@
 #include "vmath.h"
 
 enum { COLLIDE_CHUNK = 2048 };
+/* a hash block is owned by one chunk: marking it stale (eddy_early_hash_stale) is no race */
+_Static_assert(COLLIDE_CHUNK % EDDY_HASH_BLOCK_PARTICLES == 0, "a chunk holds whole hash blocks");
 
 typedef struct impulse {
     double linear[3], angular[3], heat;
@@ -276,6 +278,7 @@ static void tracer_collide(const collide_job *job, const eddy_contact_rules *k, 
     eddy_broad_include(job->boxes, i, x);
     a->px[i] = x.x; a->py[i] = x.y; a->pz[i] = x.z;
     a->vx[i] = v.x; a->vy[i] = v.y; a->vz[i] = v.z;
+    eddy_early_hash_stale(job->w, i);
 }
 
 /* Candidate `at` of a lanes batch that hit a face: book its impulse (as
@@ -289,6 +292,7 @@ static void tracer_apply_hit(const collide_job *job, const eddy_contact_out *o, 
     eddy_broad_include(job->boxes, i, x);
     a->px[i] = x.x; a->py[i] = x.y; a->pz[i] = x.z;
     a->vx[i] = o->v[0][at]; a->vy[i] = o->v[1][at]; a->vz[i] = o->v[2][at];
+    eddy_early_hash_stale(job->w, i);
 }
 
 /* The candidates in batches classified in lanes, then, in ascending index,

@@ -447,6 +447,13 @@ typedef struct eddy_world {
      * (filled by the parallel hash; valid while block_nonfinite_valid) */
     uint8_t *block_nonfinite;
     bool block_nonfinite_valid;
+    /* Tracer hash blocks hashed by the advection that wrote them (lib/hash.c,
+     * "Early tracer hashes"): hash and flags of blocks [0, early_blocks),
+     * usable by this step's hash while early_armed. Scratch, not state. */
+    uint64_t *early_hash;
+    uint8_t *early_flags; /* EARLY_FRESH, EARLY_NONFINITE */
+    int early_capacity, early_blocks;
+    bool early_armed;
     /* A step failed (out of memory, or it left a NaN or infinity in the
      * state): the state is not usable and every step is refused until
      * eddy_world_restore clears this. broken_reason says what happened. */
@@ -475,6 +482,21 @@ typedef struct eddy_body_pose {
 } eddy_body_pose;
 bool eddy_body_carries_fluid(const body *b);
 eddy_body_pose eddy_body_pose_of(const body *b);
+/* Early tracer hashes (lib/hash.c). eddy_early_hash_prepare, before the
+ * tracers' advection: arms the step's early hashes (when the step hashes and
+ * the scratch is there) with every block stale. eddy_early_hash_block, by
+ * the advection chunk that wrote block b: hashes it. The writers of tracer
+ * state after the advection mark what they change stale:
+ * eddy_early_hash_stale (one tracer's block; one chunk owns a block),
+ * eddy_early_hash_stale_from (blocks from tracer `first` on, serial). */
+enum { EARLY_FRESH = 1, EARLY_NONFINITE = 2 };
+void eddy_early_hash_prepare(eddy_world *w);
+void eddy_early_hash_block(eddy_world *w, int block);
+static inline void eddy_early_hash_stale(eddy_world *w, int tracer) {
+    const int b = tracer / EDDY_HASH_BLOCK_PARTICLES;
+    if (w->early_armed && b < w->early_blocks) w->early_flags[b] = 0;
+}
+void eddy_early_hash_stale_from(eddy_world *w, int first);
 void eddy_carry_interior(eddy_world *w, const body *b, const eddy_body_pose *old);
 bool eddy_frames_accelerate(const eddy_world *w);
 vec3 eddy_frame_apparent_gravity(const eddy_world *w, vec3 x, vec3 g_scaled, float scale);

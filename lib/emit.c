@@ -114,6 +114,7 @@ static bool emit_group(eddy_world *w, bool vortons, float dt) {
         if (want > (int64_t)(INT32_MAX / 2 - a->count)) return false;
         const int n = (int)want;
         if (!eddy_particles_reserve(a, a->count + n)) return false;
+        if (!vortons) eddy_early_hash_stale_from(w, a->count);
         emit_particles(w, a, &em->def, n, birth);
     }
     return true;

@@ -24,7 +24,23 @@
  *   is endian-independent by construction.
  * - If the per-world scratch for block hashes cannot be had (out of memory),
  *   each block hash is fed to the component state as soon as it is computed:
- *   same bytes in the same order, so the same value, without scratch. */
+ *   same bytes in the same order, so the same value, without scratch.
+ * - Early tracer hashes. The tracers are most of the state (8.4 MB of
+ *   noise_cloud's 8.7), and by the end of the step they have long left the
+ *   cache: hashing them there is a pass over memory. So the advection, which
+ *   writes every tracer, hashes each block of 1024 right after it wrote it
+ *   (still in L1), with the finiteness flags, into early_hash/early_flags;
+ *   the end-of-step hash takes a block's early hash when the block is still
+ *   EARLY_FRESH and hashes it again otherwise. Correctness rests on every
+ *   later writer of tracer state in the step marking what it writes stale:
+ *   the tracer collision (each moved tracer), emission (the blocks from the
+ *   old count on), a container's carry (every block). Restore, adding
+ *   particles and the kill all come before the advection of a step, and the
+ *   early hashes are disarmed when the step ends, so nothing outside a step
+ *   can see them. Same bytes hashed, so the same hash:
+ *   EDDY_MUTATION_UNFUSED_TRACER_HASH turns this off and tests/test_hash.c
+ *   compares every scene frame by frame. Only in steps that hash
+ *   (hash_every_step) with one substep. */
 #include "core.h"
 #include "xxh3.h"
 
@@ -185,6 +201,41 @@ static uint64_t particle_block_hash(const particle_array *a, bool vorton, int bl
 #endif
 }
 
+/* ---------------------------------------------------------------- early */
+void eddy_early_hash_prepare(eddy_world *w) {
+    w->early_armed = false;
+    w->early_blocks = 0;
+    if (!w->def.hash_every_step || w->def.substeps != 1 || !w->grid_valid ||
+        (w->tasks.mutations & EDDY_MUTATION_UNFUSED_TRACER_HASH) != 0)
+        return;
+    const int blocks = chunk_count(w->tracers.count, EDDY_HASH_BLOCK_PARTICLES);
+    if (blocks == 0) return;
+    if (blocks > w->early_capacity) {
+        uint64_t *h = realloc(w->early_hash, (size_t)blocks * sizeof *h);
+        if (h == NULL) return; /* the end-of-step hash does it all */
+        w->early_hash = h;
+        uint8_t *f = realloc(w->early_flags, (size_t)blocks);
+        if (f == NULL) return;
+        w->early_flags = f;
+        w->early_capacity = blocks;
+    }
+    memset(w->early_flags, 0, (size_t)blocks);
+    w->early_blocks = blocks;
+    w->early_armed = true;
+}
+
+void eddy_early_hash_block(eddy_world *w, int block) {
+    if (!w->early_armed || block >= w->early_blocks) return;
+    uint8_t nonfinite = 0;
+    w->early_hash[block] = particle_block_hash(&w->tracers, false, block, &nonfinite);
+    w->early_flags[block] = (uint8_t)(EARLY_FRESH | (nonfinite ? EARLY_NONFINITE : 0));
+}
+
+void eddy_early_hash_stale_from(eddy_world *w, int first) {
+    if (!w->early_armed) return;
+    for (int b = first / EDDY_HASH_BLOCK_PARTICLES; b < w->early_blocks; ++b) w->early_flags[b] = 0;
+}
+
 /* Up to two particle components hashed in one eddy_parallel_for: chunk c is block
  * c of the first segment, then block c - blocks[0] of the second. */
 typedef struct block_job {
@@ -193,6 +244,7 @@ typedef struct block_job {
     int blocks[2];
     uint64_t *out; /* blocks[0] + blocks[1] slots */
     uint8_t *nonfinite; /* NULL, or per block: 1 if it holds a NaN or infinity */
+    const eddy_world *early; /* the early tracer hashes, or NULL */
 } block_job;
 
 static void block_job_chunk(int chunk, int begin, int end, void *context) {
@@ -200,6 +252,12 @@ static void block_job_chunk(int chunk, int begin, int end, void *context) {
     for (int c = begin; c < end; ++c) {
         int s = c < job->blocks[0] ? 0 : 1;
         int block = s == 0 ? c : c - job->blocks[0];
+        const eddy_world *e = job->early;
+        if (s == 1 && e && block < e->early_blocks && (e->early_flags[block] & EARLY_FRESH)) {
+            job->out[c] = e->early_hash[block];
+            if (job->nonfinite) job->nonfinite[c] = (e->early_flags[block] & EARLY_NONFINITE) != 0;
+            continue;
+        }
         job->out[c] = particle_block_hash(job->arrays[s], job->vorton[s], block,
                                           job->nonfinite ? &job->nonfinite[c] : NULL);
     }
@@ -333,6 +391,7 @@ static bool particle_components_parallel(eddy_world *w, uint64_t component[EDDY_
         }
         job.out = w->block_cache;
         job.nonfinite = w->block_nonfinite;
+        job.early = w->early_armed ? w : NULL;
         eddy_parallel_for(&w->tasks, total, 1, block_job_chunk, &job);
     }
     w->block_cache_valid = true;
@@ -434,7 +493,9 @@ void eddy_hash_compute_without_scratch(eddy_world *w) {
 
 void eddy_world_hash_compute(eddy_world *w) {
     uint64_t component[EDDY_COMPONENT_COUNT];
-    if (!particle_components_parallel(w, component)) {
+    const bool parallel = particle_components_parallel(w, component);
+    w->early_armed = false; /* used once, by the hash of the step that made them */
+    if (!parallel) {
         eddy_hash_compute_without_scratch(w);
         return;
     }

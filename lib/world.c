@@ -176,7 +176,8 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
                                                EDDY_MUTATION_NO_CONTACT_LANES |
                                                EDDY_MUTATION_NO_POISON_CULL |
                                                EDDY_MUTATION_SERIAL_EMISSION |
-                                               EDDY_MUTATION_SCALAR_DENSITY_GATHER)) == 0,
+                                               EDDY_MUTATION_SCALAR_DENSITY_GATHER |
+                                               EDDY_MUTATION_UNFUSED_TRACER_HASH)) == 0,
               "test_mutations has unknown bits");
     return EDDY_OK;
 }
@@ -198,6 +199,8 @@ static void world_free(eddy_world *w) {
     free(w->partials);
     free(w->block_cache);
     free(w->block_nonfinite);
+    free(w->early_hash);
+    free(w->early_flags);
     eddy_pool_destroy(w->tasks.own_pool);
     free(w);
 }
@@ -729,6 +732,7 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
         PHASE(w, EDDY_PHASE_HASH, nonfinite = eddy_state_find_nonfinite(w, bad, sizeof bad));
         EDDY_DEBUG_ASSERT(eddy_fpenv_is(w->tasks.fp_canonical));
     }
+    w->early_armed = false; /* early tracer hashes never outlive their step */
     w->profile.step_ms = eddy_now_ms() - t0;
     eddy_fpenv_set(caller_mode);
     if (!ok) return world_break(w, EDDY_ERROR_OUT_OF_MEMORY, w->frame + 1, "out of memory");

@@ -462,3 +462,13 @@ Test(scenes, density_lanes_change_no_bit, .timeout = 600) {
     expect_every_scene_unchanged_by(EDDY_MUTATION_SCALAR_DENSITY_GATHER,
                                     "the density lanes change");
 }
+
+/* The tracers' hash blocks are hashed by the advection that writes them and
+ * reused at the end of the step unless a later writer (collision, emission,
+ * a container's carry) marked them stale (lib/hash.c, "Early tracer
+ * hashes"); hashing every block at the end of the step is the reference.
+ * Every scene, every frame, the same hash. */
+Test(scenes, early_tracer_hashes_change_no_bit, .timeout = 600) {
+    expect_every_scene_unchanged_by(EDDY_MUTATION_UNFUSED_TRACER_HASH,
+                                    "the early tracer hashes change");
+}

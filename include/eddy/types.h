@@ -88,6 +88,10 @@ enum {
      * row in lanes (the reference the lanes must match bit for bit; changes
      * no result) */
     EDDY_MUTATION_SCALAR_DENSITY_GATHER = 1u << 8,
+    /* the tracers' hash blocks are all hashed at the end of the step, never
+     * during advection (the reference the early hashes must match bit for
+     * bit; changes no result) */
+    EDDY_MUTATION_UNFUSED_TRACER_HASH = 1u << 9,
 };
 
 typedef enum eddy_wall_poisoning {
