@@ -453,6 +453,7 @@ typedef struct eddy_world {
     uint64_t *early_hash;
     uint8_t *early_flags; /* EARLY_FRESH, EARLY_NONFINITE */
     int early_capacity, early_blocks;
+    int early_pause; /* steps left without early hashes (most went stale) */
     bool early_armed;
     /* A step failed (out of memory, or it left a NaN or infinity in the
      * state): the state is not usable and every step is refused until

@@ -40,7 +40,11 @@
  *   can see them. Same bytes hashed, so the same hash:
  *   EDDY_MUTATION_UNFUSED_TRACER_HASH turns this off and tests/test_hash.c
  *   compares every scene frame by frame. Only in steps that hash
- *   (hash_every_step) with one substep. */
+ *   (hash_every_step) with one substep. Where most blocks go stale anyway
+ *   (a container carries its tracers every step; many tracers touch a
+ *   plate), hashing them early is work done twice: when fewer than 3/4 of
+ *   the blocks were still fresh, the next EARLY_PAUSE steps hash everything
+ *   at the end, then one step tries again. That choice changes no bit. */
 #include "core.h"
 #include "xxh3.h"
 
@@ -202,12 +206,18 @@ static uint64_t particle_block_hash(const particle_array *a, bool vorton, int bl
 }
 
 /* ---------------------------------------------------------------- early */
+enum { EARLY_PAUSE = 31 };
+
 void eddy_early_hash_prepare(eddy_world *w) {
     w->early_armed = false;
     w->early_blocks = 0;
     if (!w->def.hash_every_step || w->def.substeps != 1 || !w->grid_valid ||
         (w->tasks.mutations & EDDY_MUTATION_UNFUSED_TRACER_HASH) != 0)
         return;
+    if (w->early_pause > 0 && (w->tasks.mutations & EDDY_MUTATION_EARLY_TRACER_HASH_ALWAYS) == 0) {
+        --w->early_pause;
+        return;
+    }
     const int blocks = chunk_count(w->tracers.count, EDDY_HASH_BLOCK_PARTICLES);
     if (blocks == 0) return;
     if (blocks > w->early_capacity) {
@@ -494,6 +504,11 @@ void eddy_hash_compute_without_scratch(eddy_world *w) {
 void eddy_world_hash_compute(eddy_world *w) {
     uint64_t component[EDDY_COMPONENT_COUNT];
     const bool parallel = particle_components_parallel(w, component);
+    if (w->early_armed) {
+        int fresh = 0;
+        for (int b = 0; b < w->early_blocks; ++b) fresh += w->early_flags[b] & EARLY_FRESH;
+        if (4 * (int64_t)fresh < 3 * (int64_t)w->early_blocks) w->early_pause = EARLY_PAUSE;
+    }
     w->early_armed = false; /* used once, by the hash of the step that made them */
     if (!parallel) {
         eddy_hash_compute_without_scratch(w);

@@ -177,7 +177,8 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
                                                EDDY_MUTATION_NO_POISON_CULL |
                                                EDDY_MUTATION_SERIAL_EMISSION |
                                                EDDY_MUTATION_SCALAR_DENSITY_GATHER |
-                                               EDDY_MUTATION_UNFUSED_TRACER_HASH)) == 0,
+                                               EDDY_MUTATION_UNFUSED_TRACER_HASH |
+                                               EDDY_MUTATION_EARLY_TRACER_HASH_ALWAYS)) == 0,
               "test_mutations has unknown bits");
     return EDDY_OK;
 }

@@ -467,8 +467,12 @@ Test(scenes, density_lanes_change_no_bit, .timeout = 600) {
  * reused at the end of the step unless a later writer (collision, emission,
  * a container's carry) marked them stale (lib/hash.c, "Early tracer
  * hashes"); hashing every block at the end of the step is the reference.
- * Every scene, every frame, the same hash. */
+ * Every scene, every frame, the same hash: as the library runs (early hashes
+ * paused where most went stale) and with early hashes in every step (so
+ * every collision, emission and carry of the 40 frames is checked). */
 Test(scenes, early_tracer_hashes_change_no_bit, .timeout = 600) {
     expect_every_scene_unchanged_by(EDDY_MUTATION_UNFUSED_TRACER_HASH,
                                     "the early tracer hashes change");
+    expect_every_scene_unchanged_by(EDDY_MUTATION_EARLY_TRACER_HASH_ALWAYS,
+                                    "early tracer hashes in every step change");
 }

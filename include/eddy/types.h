@@ -92,6 +92,10 @@ enum {
      * during advection (the reference the early hashes must match bit for
      * bit; changes no result) */
     EDDY_MUTATION_UNFUSED_TRACER_HASH = 1u << 9,
+    /* the tracers are hashed early in every step, even where most blocks
+     * went stale in the last one (the pause is for speed only; changes no
+     * result) */
+    EDDY_MUTATION_EARLY_TRACER_HASH_ALWAYS = 1u << 10,
 };
 
 typedef enum eddy_wall_poisoning {
