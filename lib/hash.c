@@ -38,7 +38,7 @@
  *   particles and the kill all come before the advection of a step, and the
  *   early hashes are disarmed when the step ends, so nothing outside a step
  *   can see them. Same bytes hashed, so the same hash:
- *   EDDY_MUTATION_UNFUSED_TRACER_HASH turns this off and tests/test_hash.c
+ *   EDDY_MUTATION_UNFUSED_TRACER_HASH turns this off and tests/test_scenes.c
  *   compares every scene frame by frame. Only in steps that hash
  *   (hash_every_step) with one substep. Where most blocks go stale anyway
  *   (a container carries its tracers every step; many tracers touch a
