@@ -56,9 +56,11 @@ static long check_particles(const body *box, const particle_array *a, long *nonf
     return out;
 }
 
-static bool run_scene(const char *name, int frames, int workers, int trace, run_result *r) {
+static bool run_scene(const char *name, int frames, int workers, int treecode, int trace,
+                      run_result *r) {
     eddy_world_def base = eddy_world_def_default();
     base.worker_count = workers;
+    if (treecode >= 0) base.treecode_traversal = (eddy_treecode_traversal)treecode;
     eddy_world *w = NULL;
     if (eddy_scene_create(name, &base, &w) != EDDY_OK) return false;
     memset(r, 0, sizeof *r);
@@ -88,13 +90,15 @@ static bool run_scene(const char *name, int frames, int workers, int trace, run_
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: eddy-containers [--frames N] [--workers W] [--trace K] [scene ...]\n"
+    fprintf(stderr, "usage: eddy-containers [--frames N] [--workers W] [--trace K]\n"
+                    "                       [--treecode multipole|original] [scene ...]\n"
                     "  default: 10000 frames, 2 workers, the six container scenes\n"
-                    "  --trace K: print the enstrophy every K frames\n");
+                    "  --trace K: print the enstrophy every K frames\n"
+                    "  --treecode T: the treecode traversal (default: the world definition's)\n");
 }
 
 int main(int argc, char **argv) {
-    int frames = 10000, workers = 2, trace = 0, first_scene = argc;
+    int frames = 10000, workers = 2, trace = 0, treecode = -1, first_scene = argc;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
             frames = atoi(argv[++i]);
@@ -102,6 +106,16 @@ int main(int argc, char **argv) {
             workers = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
             trace = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--treecode") && i + 1 < argc) {
+            ++i;
+            if (!strcmp(argv[i], "multipole")) {
+                treecode = EDDY_TREECODE_MULTIPOLE;
+            } else if (!strcmp(argv[i], "original")) {
+                treecode = EDDY_TREECODE_ORIGINAL;
+            } else {
+                usage();
+                return 2;
+            }
         } else if (argv[i][0] == '-') {
             usage();
             return 2;
@@ -125,7 +139,7 @@ int main(int argc, char **argv) {
             return 2;
         }
         run_result r;
-        if (!run_scene(names[s], frames, workers, trace, &r)) {
+        if (!run_scene(names[s], frames, workers, treecode, trace, &r)) {
             fprintf(stderr, "eddy-containers: %s could not be created or stepped\n", names[s]);
             status = 1;
             continue;

@@ -49,11 +49,20 @@
  * Vortons (they carry the angular momentum exchange): a vorton within
  * boundary_thickness radii of a wall is pushed out as above, and its
  * vorticity relaxes (shedding_gain) toward the vorticity that cancels the
- * slip at the contact point,
+ * slip at the contact point. At a solid, each vorton cancels it alone,
  *     w1 = (3 |rho| / r^3) (dv x rho),   dv = u - v_b(C),
- * rho = -max(d, r) n at a solid (d the distance before the push-out) and
- * -r n at a container's wall (exactly: the kernel of w1 at distance |rho|
- * induces -dv_tangential at C) plus
+ * rho = -max(d, r) n (d the distance before the push-out; exactly: the
+ * kernel of w1 at distance |rho| induces -dv_tangential at C). At a
+ * container's wall the vortons form a layer, and the layer cancels the slip
+ * together: a sheet of touching vortons of radius r, one per (2r)^2 of wall,
+ * has strength g = w V / (2r)^2 and induces -g/2 on its wall side, so
+ *     w1 = 2 (2r)^2 / V (n x dv) = (6 / (pi r)) (n x dv),
+ * 2/pi of the lone vorton's 3/r. With 3/r every wall layer over-cancelled
+ * its slip by pi/2, and the excess, +g/2 on the fluid side, drove the flow
+ * along the wall further: with an accurate velocity field (the multipole
+ * treecode, or direct summation) layers at rest in a closed box overturned
+ * (enstrophy 4e-9 to 4 over 3,000 frames; the original traversal's smoother
+ * field held it down; docs/coupling.md §6.2). Both plus
  * spin_gain (2R/r) 2 w_b, the body's own vorticity carried by its wall layer
  * (calibrated as the original: R the body's size, r the vorton radius). A vorton
  * is a ball of radius r turning at w/2, so its spin angular momentum is
@@ -338,6 +347,7 @@ static void tracer_chunk(int chunk, int begin, int end, void *context) {
 /* ---------------------------------------------------------------- vortons */
 typedef struct vorton_rules {
     float r, reach, rho0, t0, volume, spin, shed, heat_gain, cf;
+    float layer; /* a container wall layer's slip-cancelling scale, 6 / (pi r^2) */
 } vorton_rules;
 
 static vorton_rules rules_of(const eddy_world *w, const pose *b) {
@@ -356,6 +366,7 @@ static vorton_rules rules_of(const eddy_world *w, const pose *b) {
     const float size = b->sphere ? b->radius : b->hole ? b->in : b->circum;
     k.spin = 2.0f * d->spin_gain * (2.0f * size / k.r);
     k.shed = d->shedding_gain;
+    k.layer = 6.0f / (EDDY_PI * k.r * k.r);
     k.cf = d->fluid_specific_heat;
     float g = b->conductivity * k.r * 0.03f * k.cf;
     k.heat_gain = g < 0.5f ? g : 0.5f;
@@ -370,16 +381,17 @@ static void vorton_hit(const vorton_rules *k, const pose *b, const contact *c, p
     const vec3 slip = v3_sub(u, surface_velocity(b, c->c));
     *x = push_out(b, c, *x, k->r);
     /* The slip-cancelling vorticity. Solids: for the vorton's distance, at
-     * least r (the original's, whose calibration they keep). Containers: for
-     * a vorton one radius off the wall: a wall layer of vortons further off
-     * (up to 2r after a mirror, up to boundary_thickness r before one) needs
-     * up to 4x more each and over-corrects collectively (each cancels the
-     * slip its neighbours also cancel); measured: enstrophy of layers at
-     * rest grew by e every ~14 frames with the distance after the mirror,
-     * and from 4e-7 to 8e-4 over 600 frames with the distance before it. */
+     * least r (the original's, whose calibration they keep). Containers: the
+     * wall layer's share (design note), whatever the vorton's distance: with
+     * the lone vorton's rule for its distance after the mirror (up to 2r) or
+     * before it (up to boundary_thickness r) a layer needed up to 4x more
+     * each; measured: enstrophy of layers at rest grew by e every ~14 frames
+     * with the distance after the mirror, and from 4e-7 to 8e-4 over 600
+     * frames with the distance before it. */
     const float len = b->hole ? k->r : c->dist > k->r ? c->dist : k->r;
     const vec3 rho = v3_scale(c->n, -len);
-    const float scale = 3.0f * len / (k->r * k->r * k->r);
+    /* |w1| per |dv x rho|: 3 |rho| / r^3 alone, 6 / (pi r^2) in a wall layer */
+    const float scale = b->hole ? k->layer : 3.0f * len / (k->r * k->r * k->r);
     const vec3 w1 = v3_add(v3_scale(v3_cross(slip, rho), scale), v3_scale(b->w, k->spin));
     const vec3 w_old = {a->wx[i], a->wy[i], a->wz[i]};
     const vec3 w_new = v3_add(w_old, v3_scale(v3_sub(w1, w_old), k->shed));
