@@ -80,6 +80,7 @@ typedef struct bench_options {
     eddy_pin_policy pin;
     int treecode; /* -1: the world definition's default */
     bool hash_at_end; /* tracers hashed at the end of the step, not by their advection */
+    bool heun;        /* EDDY_VORTON_STEP_HEUN */
     bool list;
     bool json;
     bool help;
@@ -90,8 +91,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: eddy-bench [--scene NAME] [--threads LIST] [--frames N] [--warmup N]\n"
             "                  [--pin none|core|pu] [--treecode multipole|original]\n"
-            "                  [--tracer-hash early|end] [--list] [--json] [--help]\n"
-            "                  [--version]\n"
+            "                  [--tracer-hash early|end] [--vorton-step euler|heun]\n"
+            "                  [--list] [--json] [--help] [--version]\n"
             "\n"
             "Steps a scene at each worker count and reports the median ms per step of\n"
             "every phase, tracers advected per ms, the hashing share of the step, the\n"
@@ -108,6 +109,8 @@ static void usage(FILE *out)
             "                  advection that wrote it, so the hash phase holds only the\n"
             "                  rest; end: every tracer hashed in the hash phase (to\n"
             "                  measure what hashing the state costs)\n"
+            "  --vorton-step S euler (default) or heun: the vortons' step\n"
+            "                  (eddy_world_def.vorton_step; heun solves the velocity twice)\n"
             "  --list          list the scenes and exit\n"
             "  --json          print one JSON object (keys: docs/bench.md)\n"
             "  --help          this text\n"
@@ -159,6 +162,10 @@ static int options_parse(int argc, char **argv, bench_options *o)
             if (strcmp(v, "early") == 0) o->hash_at_end = false;
             else if (strcmp(v, "end") == 0) o->hash_at_end = true;
             else return fail_usage("--tracer-hash", "expected early or end");
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--vorton-step", &missing)) != NULL) {
+            if (strcmp(v, "euler") == 0) o->heun = false;
+            else if (strcmp(v, "heun") == 0) o->heun = true;
+            else return fail_usage("--vorton-step", "expected euler or heun");
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--treecode", &missing)) != NULL) {
             if (strcmp(v, "multipole") == 0) o->treecode = EDDY_TREECODE_MULTIPOLE;
             else if (strcmp(v, "original") == 0) o->treecode = EDDY_TREECODE_ORIGINAL;
@@ -408,10 +415,12 @@ static bool run_steps(eddy_world *world, const bench_options *o, bench_samples *
 }
 
 static eddy_world *world_create(const char *scene, int workers, int treecode, bool hash_at_end,
+                                bool heun,
                                 eddy_pinner *pinner)
 {
     eddy_world_def def = eddy_world_def_default();
     if (hash_at_end) def.test_mutations |= EDDY_MUTATION_UNFUSED_TRACER_HASH;
+    if (heun) def.vorton_step = EDDY_VORTON_STEP_HEUN;
     if (treecode >= 0) {
         def.treecode_traversal = (eddy_treecode_traversal)treecode;
     }
@@ -439,7 +448,7 @@ static bool run_one(const bench_options *o, int workers, eddy_pinner *pinner, be
         fprintf(stderr, "eddy-bench: out of memory for %d frames of samples\n", o->frames);
         goto cleanup;
     }
-    world = world_create(o->scene, workers, o->treecode, o->hash_at_end, pinner);
+    world = world_create(o->scene, workers, o->treecode, o->hash_at_end, o->heun, pinner);
     if (world == NULL || !run_steps(world, o, &samples)) {
         goto cleanup;
     }
@@ -650,8 +659,8 @@ static void json_print(const bench_report *r)
     json_string(eddy_version_string());
     printf(",\"scene\":");
     json_string(o->scene);
-    printf(",\"frames\":%d,\"warmup\":%d,\"pin\":\"%s\",", o->frames, o->warmup,
-           eddy_pin_name(o->pin));
+    printf(",\"frames\":%d,\"warmup\":%d,\"pin\":\"%s\",\"vorton_step\":\"%s\",", o->frames,
+           o->warmup, eddy_pin_name(o->pin), o->heun ? "heun" : "euler");
     json_machine(r->machine);
     printf(",\"initial_vortons\":%d,\"initial_tracers\":%d,\"runs\":[", r->initial_vortons,
            r->initial_tracers);
@@ -669,7 +678,7 @@ static void json_print(const bench_report *r)
 /* Particle counts at frame 0, from a throw-away 1-worker world. */
 static bool scene_initial_counts(const char *scene, int *vortons, int *tracers)
 {
-    eddy_world *world = world_create(scene, 1, -1, false, NULL);
+    eddy_world *world = world_create(scene, 1, -1, false, false, NULL);
     if (world == NULL) {
         return false;
     }

@@ -267,13 +267,29 @@ static const uint8_t def_magic[4] = {'E', 'D', 'E', 'F'};
 /* Version 1 (125 bytes) is the layout from before the treecode had a choice
  * of traversal: it means EDDY_TREECODE_ORIGINAL, and a definition with that
  * traversal is still written as version 1, so its bytes and digest are those
- * of older builds. Any other traversal is written as version 2: version 1's
- * fields, then treecode_traversal (u32) and treecode_opening_angle (f32). */
-enum { DEF_ENCODED_SIZE_V1 = 125, DEF_ENCODED_SIZE_V2 = 133, DEF_VERSION_LEGACY = 1 };
+ * of older builds. Version 2 (133 bytes): version 1's fields, then
+ * treecode_traversal (u32) and treecode_opening_angle (f32). Version 3 (137
+ * bytes): version 2's, then vorton_step (u32). Each definition is written in
+ * the oldest version that holds it: 3 only for a step other than Euler's, so
+ * every definition older builds could write keeps its bytes and digest. */
+enum {
+    DEF_ENCODED_SIZE_V1 = 125,
+    DEF_ENCODED_SIZE_V2 = 133,
+    DEF_ENCODED_SIZE_V3 = 137,
+    DEF_VERSION_LEGACY = 1,
+    DEF_VERSION_TRAVERSAL = 2
+};
 
 static uint32_t def_version_of(const eddy_world_def *d) {
+    if (d->vorton_step != EDDY_VORTON_STEP_EULER) return EDDY_DEF_ENCODING_VERSION;
     return d->treecode_traversal == EDDY_TREECODE_ORIGINAL ? DEF_VERSION_LEGACY
-                                                           : EDDY_DEF_ENCODING_VERSION;
+                                                           : DEF_VERSION_TRAVERSAL;
+}
+
+static inline size_t def_encoded_size(uint32_t version) {
+    return version == DEF_VERSION_LEGACY      ? DEF_ENCODED_SIZE_V1
+           : version == DEF_VERSION_TRAVERSAL ? DEF_ENCODED_SIZE_V2
+                                              : DEF_ENCODED_SIZE_V3;
 }
 
 static void put_def_fields(wire_writer *w, const eddy_world_def *d) {
@@ -305,6 +321,8 @@ static void put_def_fields(wire_writer *w, const eddy_world_def *d) {
     if (def_version_of(d) == DEF_VERSION_LEGACY) return;
     eddy_wire_put_u32(w, (uint32_t)d->treecode_traversal);
     eddy_wire_put_f32(w, d->treecode_opening_angle);
+    if (def_version_of(d) == DEF_VERSION_TRAVERSAL) return;
+    eddy_wire_put_u32(w, (uint32_t)d->vorton_step);
 }
 
 eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
@@ -315,9 +333,7 @@ eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
     eddy_wire_put_bytes(&w, def_magic, sizeof def_magic);
     eddy_wire_put_u32(&w, def_version_of(def));
     put_def_fields(&w, def);
-    EDDY_DEBUG_ASSERT(w.failed || out->size - start == (def_version_of(def) == DEF_VERSION_LEGACY
-                                                            ? DEF_ENCODED_SIZE_V1
-                                                            : DEF_ENCODED_SIZE_V2));
+    EDDY_DEBUG_ASSERT(w.failed || out->size - start == def_encoded_size(def_version_of(def)));
     (void)start;
     return eddy_wire_writer_status(&w);
 }
@@ -358,6 +374,7 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
                   (unsigned)poison);
     else d->wall_poisoning = (eddy_wall_poisoning)poison;
     d->flush_denormals = eddy_wire_get_bool(r, "flush_denormals");
+    d->vorton_step = EDDY_VORTON_STEP_EULER;
     if (version == DEF_VERSION_LEGACY) {
         d->treecode_traversal = EDDY_TREECODE_ORIGINAL;
         d->treecode_opening_angle = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
@@ -369,6 +386,12 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
                   "treecode_traversal %u is not an eddy_treecode_traversal", (unsigned)traversal);
     else d->treecode_traversal = (eddy_treecode_traversal)traversal;
     d->treecode_opening_angle = eddy_wire_get_f32(r, "treecode_opening_angle");
+    if (version == DEF_VERSION_TRAVERSAL) return;
+    uint32_t step = eddy_wire_get_u32(r, "vorton_step");
+    if (step > EDDY_VORTON_STEP_HEUN)
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "vorton_step %u is not an eddy_vorton_step",
+                  (unsigned)step);
+    else d->vorton_step = (eddy_vorton_step)step;
 }
 
 static uint32_t get_def_header(wire_reader *r) {
@@ -378,9 +401,9 @@ static uint32_t get_def_header(wire_reader *r) {
         return 0;
     }
     uint32_t version = eddy_wire_get_u32(r, "version");
-    if (wire_ok(r) && version != DEF_VERSION_LEGACY && version != EDDY_DEF_ENCODING_VERSION)
+    if (wire_ok(r) && (version < DEF_VERSION_LEGACY || version > EDDY_DEF_ENCODING_VERSION))
         eddy_wire_fail(r, EDDY_ERROR_VERSION,
-                  "encoding version %u, this build reads versions %d and %d", (unsigned)version,
+                  "encoding version %u, this build reads versions %d to %d", (unsigned)version,
                   DEF_VERSION_LEGACY, EDDY_DEF_ENCODING_VERSION);
     return version;
 }
@@ -413,7 +436,7 @@ eddy_status eddy_world_def_decode(const void *data, size_t size, eddy_world_def 
 /* Encoded on the stack: snapshots and restores take this digest every time,
  * and a restore into a world with the capacity allocates nothing. */
 bool eddy_codec_def_digest(const eddy_world_def *def, uint64_t *digest) {
-    uint8_t stack[2 * DEF_ENCODED_SIZE_V2];
+    uint8_t stack[2 * DEF_ENCODED_SIZE_V3];
     eddy_bytes b = {stack, 0, sizeof stack};
     bool ok = eddy_world_def_encode(def, &b) == EDDY_OK;
     if (ok) *digest = eddy_wire_xxh3(b.data, b.size);

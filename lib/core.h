@@ -387,6 +387,9 @@ void eddy_fpenv_set(uint32_t mode);
 bool eddy_fpenv_is(uint32_t mode);
 
 /* ---------------------------------------------------------------- world */
+/* Heun's step keeps 9 per-vorton arrays: x, y, z, wx, wy, wz, vx, vy, vz */
+enum { HEUN_ARRAYS = 9 };
+
 typedef struct eddy_world {
     eddy_world_def def;
     task_system tasks;
@@ -429,6 +432,10 @@ typedef struct eddy_world {
      * index of each vorton (lib/density.c, the first array) */
     float *sorted_scratch;
     int sorted_scratch_capacity;
+    /* EDDY_VORTON_STEP_HEUN (lib/world.c, heun_vortons): the vortons'
+     * positions and vorticity before the predictor, and their velocity in it */
+    float *heun[HEUN_ARRAYS];
+    int heun_capacity;
 
     /* chunk partials */
     void *partials;
@@ -475,6 +482,8 @@ bool eddy_phase_density(eddy_world *w, float dt);
  * influence tree (gravity, or a container's frame accelerates). */
 bool eddy_density_rebuilds_tree(const eddy_world *w);
 void eddy_phase_pack_flow(eddy_world *w);
+void eddy_phase_density_grid(eddy_world *w); /* the rho' grid alone (Heun's second solve) */
+bool eddy_phase_build_grid_and_tree(eddy_world *w); /* build_grid, the tree always built */
 
 /* Containers carry their interior (carry.c). */
 typedef struct eddy_body_pose {

@@ -344,3 +344,16 @@ void eddy_phase_pack_flow(eddy_world *w) {
     if (!w->grid_valid) return;
     eddy_parallel_for(&w->tasks, grid_point_count(&w->grid), DENSITY_CHUNK, pack_chunk, w);
 }
+
+/* The rho' grid alone, without the gradient and the baroclinic update: for
+ * Heun's second solve (lib/world.c), which grids the vortons' rho' at the
+ * predicted positions, so that the flow grid the step leaves (what the
+ * tracers and the buoyancy sample) is whole. */
+void eddy_phase_density_grid(eddy_world *w) {
+    if (!w->grid_valid) return;
+    density_job dj;
+    density_weights(w, &dj);
+    dj.lanes = (w->tasks.mutations & EDDY_MUTATION_SCALAR_DENSITY_GATHER) == 0;
+    eddy_parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, fraction_chunk, &dj);
+    eddy_parallel_for(&w->tasks, grid_point_count(&w->grid), DENSITY_CHUNK, density_chunk, &dj);
+}

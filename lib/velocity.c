@@ -51,6 +51,18 @@ bool eddy_phase_build_grid(eddy_world *w) {
     return true;
 }
 
+/* The same, with the tree always aggregated: for a second solve within a
+ * step (Heun's, lib/world.c), which no density phase re-aggregates. */
+bool eddy_phase_build_grid_and_tree(eddy_world *w) {
+    if (!eddy_phase_build_grid(w)) return false;
+    if (!w->grid_valid) return true;
+    const bool moments = w->def.velocity_method == EDDY_VELOCITY_TREECODE &&
+                         w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
+    if (!moments && eddy_density_rebuilds_tree(w))
+        return eddy_tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part);
+    return true;
+}
+
 typedef struct velocity_job {
     eddy_world *w;
     vec3 *out;

@@ -47,6 +47,7 @@ eddy_world_def eddy_world_def_default(void) {
     d.velocity_method = EDDY_VELOCITY_TREECODE;
     d.treecode_traversal = EDDY_TREECODE_ORIGINAL; /* docs/accuracy.md: why not multipole yet */
     d.treecode_opening_angle = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
+    d.vorton_step = EDDY_VORTON_STEP_EULER;
     d.vorton_radius = 0.125f;
     d.tracer_radius = 0.01f;
     d.vorton_max_age = -1;
@@ -129,6 +130,8 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
                   d->treecode_traversal <= EDDY_TREECODE_ORIGINAL,
               "treecode_traversal %d is not an eddy_treecode_traversal",
               (int)d->treecode_traversal);
+    DEF_CHECK(d->vorton_step >= EDDY_VORTON_STEP_EULER && d->vorton_step <= EDDY_VORTON_STEP_HEUN,
+              "vorton_step %d is not an eddy_vorton_step", (int)d->vorton_step);
     DEF_CHECK(isfinite(d->treecode_opening_angle) && d->treecode_opening_angle > 0.0f &&
                   d->treecode_opening_angle <= 2.0f,
               "treecode_opening_angle %g must be in (0, 2] (the multipole treecode opens a cell "
@@ -196,6 +199,7 @@ static void world_free(eddy_world *w) {
     free(w->density);
     free(w->density_gradient);
     for (int k = 0; k < 4; ++k) free(w->scratch[k]);
+    for (int k = 0; k < HEUN_ARRAYS; ++k) free(w->heun[k]);
     free(w->sorted_scratch);
     free(w->partials);
     free(w->block_cache);
@@ -650,6 +654,69 @@ static bool input_apply(eddy_world *w, const eddy_input *in) {
         (w)->profile.phase_ms[slot] += eddy_now_ms() - t_;                       \
     } while (0)
 
+/* ---------------------------------------------------------------- Heun's step
+ * EDDY_VORTON_STEP_HEUN (design note). Euler's step moves each vorton with
+ * the step's velocity u(x_n, w_n) and stretches it with that field's
+ * gradient; its error is first order in dt, and for a vortex ring it shows
+ * as a growing impulse (docs/physics.md §2). Heun's step:
+ *   1. predictor: stretch and advect as Euler does, to (x*, w*);
+ *   2. a second grid, tree, velocity solve and rho' grid at (x*, w*);
+ *   3. corrector: stretch and advect (x*, w*) with it, to (x**, w**), and
+ *      take x' = (x_n + x**) / 2, w' = (w_n + w**) / 2 and the mean of the two
+ *      velocities: the trapezoidal rule, second order.
+ * The PSE runs once, before the predictor, on the step's own partition; the
+ * baroclinic update, collisions and bodies run once, as in Euler's step. The
+ * step ends with the second grid: the flow the tracers take at the start of
+ * the next step (and the buoyancy samples) is the predicted end of this one.
+ * Determinism: every stage is a fixed phase of the step; the mean is taken
+ * per vorton in fixed chunks. */
+static bool heun_reserve(eddy_world *w, int vortons) {
+    if (vortons <= w->heun_capacity) return true;
+    for (int k = 0; k < HEUN_ARRAYS; ++k)
+        if (!grow((void **)&w->heun[k], (size_t)vortons * sizeof(float))) return false;
+    w->heun_capacity = vortons;
+    return true;
+}
+
+enum { HEUN_CHUNK = 1024 };
+
+static void heun_mean_chunk(int chunk, int begin, int end, void *context) {
+    eddy_world *w = context;
+    particle_array *a = &w->vortons;
+    float *const now[HEUN_ARRAYS] = {a->px, a->py, a->pz, a->wx, a->wy, a->wz, a->vx, a->vy, a->vz};
+    (void)chunk;
+    for (int k = 0; k < HEUN_ARRAYS; ++k) {
+        const float *start = w->heun[k];
+        float *x = now[k];
+        for (int i = begin; i < end; ++i) x[i] = 0.5f * (start[i] + x[i]);
+    }
+}
+
+static bool heun_vortons(eddy_world *w, float dt) {
+    particle_array *a = &w->vortons;
+    const int n = a->count;
+    if (!heun_reserve(w, n)) return false;
+    const size_t bytes = (size_t)n * sizeof(float);
+    const float *const start[6] = {a->px, a->py, a->pz, a->wx, a->wy, a->wz};
+    for (int k = 0; k < 6; ++k) memcpy(w->heun[k], start[k], bytes);
+    bool ok = true;
+    PHASE(w, EDDY_PHASE_STRETCH, eddy_phase_stretch(w, dt));
+    PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_advect_vortons(w, dt));
+    memcpy(w->heun[6], a->vx, bytes);
+    memcpy(w->heun[7], a->vy, bytes);
+    memcpy(w->heun[8], a->vz, bytes);
+    PHASE(w, EDDY_PHASE_TREE_BUILD, ok = eddy_phase_build_grid_and_tree(w));
+    if (!ok) return false;
+    PHASE(w, EDDY_PHASE_VELOCITY_GRID, eddy_phase_velocity_grid(w));
+    PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_density_grid(w));
+    PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_pack_flow(w));
+    PHASE(w, EDDY_PHASE_STRETCH, eddy_phase_stretch(w, dt));
+    PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_advect_vortons(w, dt));
+    PHASE(w, EDDY_PHASE_ADVECT_VORTONS,
+          eddy_parallel_for(&w->tasks, n, HEUN_CHUNK, heun_mean_chunk, w));
+    return true;
+}
+
 static bool substep(eddy_world *w, float dt, bool first) {
     bool ok = true;
     if (first) {
@@ -668,9 +735,14 @@ static bool substep(eddy_world *w, float dt, bool first) {
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_VELOCITY_GRID, eddy_phase_velocity_grid(w));
     PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_pack_flow(w));
-    PHASE(w, EDDY_PHASE_STRETCH, eddy_phase_stretch(w, dt));
-    PHASE(w, EDDY_PHASE_DIFFUSION, eddy_phase_diffuse(w, dt));
-    PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_advect_vortons(w, dt));
+    if (w->def.vorton_step == EDDY_VORTON_STEP_HEUN) {
+        PHASE(w, EDDY_PHASE_DIFFUSION, eddy_phase_diffuse(w, dt));
+        if (!heun_vortons(w, dt)) return false;
+    } else {
+        PHASE(w, EDDY_PHASE_STRETCH, eddy_phase_stretch(w, dt));
+        PHASE(w, EDDY_PHASE_DIFFUSION, eddy_phase_diffuse(w, dt));
+        PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_advect_vortons(w, dt));
+    }
     PHASE(w, EDDY_PHASE_COLLIDE_VORTONS, ok = eddy_phase_collide_vortons(w));
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_BODIES, eddy_phase_body_forces(w); eddy_phase_integrate_bodies(w, dt));

@@ -127,7 +127,8 @@ eddy_world_def scene_physics_default(uint64_t seed) {
     return d;
 }
 
-/* The caller's threading, FP and test fields; never physics. */
+/* The caller's threading, FP and test fields, and the solver options a caller
+ * picks (velocity method, treecode, the vortons' step); never a scene's physics. */
 static void scene_copy_base_fields(eddy_world_def *def, const eddy_world_def *base) {
     if (base == NULL) return;
     def->worker_count = base->worker_count;
@@ -143,6 +144,7 @@ static void scene_copy_base_fields(eddy_world_def *def, const eddy_world_def *ba
     def->particle_ids = base->particle_ids;
     def->treecode_traversal = base->treecode_traversal;
     def->treecode_opening_angle = base->treecode_opening_angle;
+    def->vorton_step = base->vorton_step;
 }
 
 static eddy_status scene_describe(const scene_entry *e, scene_build *b) {

@@ -14,9 +14,11 @@
 extern "C" {
 #endif
 
-/* Definition encoding 2 adds the treecode traversal; eddy still writes (and
- * reads) version 1 for a definition with the original traversal. */
-enum { EDDY_SNAPSHOT_VERSION = 1, EDDY_INPUT_ENCODING_VERSION = 1, EDDY_DEF_ENCODING_VERSION = 2 };
+/* Definition encoding 2 adds the treecode traversal, 3 the vorton step; eddy
+ * writes each definition in the oldest version that holds it (1 for the
+ * original traversal with Euler's step, 2 for another traversal) and reads
+ * all three. */
+enum { EDDY_SNAPSHOT_VERSION = 1, EDDY_INPUT_ENCODING_VERSION = 1, EDDY_DEF_ENCODING_VERSION = 3 };
 
 /* Growable byte buffer owned by the caller (free with eddy_bytes_free). */
 typedef struct eddy_bytes {
