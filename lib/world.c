@@ -695,6 +695,7 @@ static void heun_mean_chunk(int chunk, int begin, int end, void *context) {
 static bool heun_vortons(eddy_world *w, float dt) {
     particle_array *a = &w->vortons;
     const int n = a->count;
+    if (n == 0) return true; /* nothing to move; the step's grid stays as built */
     if (!heun_reserve(w, n)) return false;
     const size_t bytes = (size_t)n * sizeof(float);
     const float *const start[6] = {a->px, a->py, a->pz, a->wx, a->wy, a->wz};

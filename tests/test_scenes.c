@@ -564,3 +564,24 @@ Test(scenes, heun_step_continues_from_a_snapshot, .timeout = 300) {
         eddy_world_destroy(w);
     }
 }
+
+/* Heun's step with no vortons (tracers only) moves nothing Euler's would not:
+ * the same hashes, frame by frame. */
+Test(scenes, heun_step_without_vortons_is_eulers) {
+    uint64_t hashes[2][5];
+    for (int k = 0; k < 2; ++k) {
+        eddy_world_def d = eddy_world_def_default();
+        d.vorton_step = k ? EDDY_VORTON_STEP_HEUN : EDDY_VORTON_STEP_EULER;
+        eddy_world *w = NULL;
+        cr_assert_eq(eddy_world_create(&d, &w), EDDY_OK);
+        eddy_tracer t = {{0.1f, 0.2f, 0.3f}, {0.5f, 0.0f, 0.0f}, 0.0f, 0};
+        cr_assert_eq(eddy_world_add_tracers(w, &t, 1), EDDY_OK);
+        for (int f = 0; f < 5; ++f) {
+            cr_assert_eq(eddy_world_step(w, NULL), EDDY_OK, "%s", eddy_world_error_message(w));
+            hashes[k][f] = eddy_world_hash(w).frame_hash;
+        }
+        eddy_world_destroy(w);
+    }
+    for (int f = 0; f < 5; ++f)
+        cr_expect_eq(hashes[0][f], hashes[1][f], "frame %d differs", f + 1);
+}
