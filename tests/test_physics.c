@@ -505,37 +505,45 @@ Test(physics, linear_impulse_vortex_ring_scene) {
     }
 }
 
+/* One vortex_ring world over 300 frames: its max |dP|/|P|, logged and
+ * checked against the case's bound. */
+typedef struct impulse_case {
+    physics_knobs k;
+    double bound, measured;
+    const char *what;
+} impulse_case;
+
+static double impulse_case_drift(const impulse_case *c, def_tweak_fn *tweak) {
+    eddy_world *w = scene_copy("vortex_ring", tweak, &c->k);
+    double last;
+    const double drift = run_drift(w, 300, DRIFT_IMPULSE, &last);
+    cr_log_info("linear impulse, vortex_ring, %s, 300 frames: max |dP|/|P| = %.2e (final %.2e)",
+                c->what, drift, last);
+    cr_expect_lt(drift, c->bound, "%s: drift %.3e (measured %.4f when written)", c->what, drift,
+                 c->measured);
+    eddy_world_destroy(w);
+    return drift;
+}
+
 /* The same scene over 300 frames with the multipole treecode. The PSE
  * exchanges vorticity along each pair's axis, so it cannot change P
  * (lib/diffuse.c): with stretch 0 the drift with nu = 0.01 is that of nu = 0
  * (the treecode's advection) within a fraction of a percent, where the
- * original exchange lost 14 %. With stretching (gain 0.5) the drift is what
- * the stretching term on the velocity grid adds: the 2 % asked for is not met
- * (docs/physics.md §2, measured 3.1 %). */
+ * original exchange lost 14 %. With stretching (gain 0.5) and Euler's step
+ * the 2 % asked for is not met (docs/physics.md §2, measured 2.83 %); Heun's
+ * step meets it (the next test). */
 Test(physics, linear_impulse_vortex_ring_300_frames) {
-    static const struct {
-        physics_knobs k;
-        double bound, measured;
-        const char *what;
-    } cases[] = {
-        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0066,
+    static const impulse_case cases[] = {
+        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0081,
          "multipole treecode, stretch 0,   nu 0.01"},
-        {{0.0f, 0.0f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0048,
+        {{0.0f, 0.0f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0076,
          "multipole treecode, stretch 0,   nu 0"},
-        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.031,
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0283,
          "multipole treecode, stretch 0.5, nu 0.01"},
     };
     double drift[3];
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        eddy_world *w = scene_copy("vortex_ring", tweak_knobs, &cases[c].k);
-        double last;
-        drift[c] = run_drift(w, 300, DRIFT_IMPULSE, &last);
-        cr_log_info("linear impulse, vortex_ring, %s, 300 frames: max |dP|/|P| = %.2e "
-                    "(final %.2e)", cases[c].what, drift[c], last);
-        cr_expect_lt(drift[c], cases[c].bound, "%s: drift %.3e (measured %.4f when written)",
-                     cases[c].what, drift[c], cases[c].measured);
-        eddy_world_destroy(w);
-    }
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        drift[c] = impulse_case_drift(&cases[c], tweak_knobs);
     /* what viscosity adds to the inviscid drift: the PSE's share */
     cr_expect_lt(fabs(drift[0] - drift[1]), 5e-3, "the PSE changed P: %.3e with nu 0.01, %.3e "
                  "without", drift[0], drift[1]);
@@ -548,36 +556,19 @@ Test(physics, linear_impulse_vortex_ring_300_frames) {
  * (measured 1.74 %; stretch 0: 0.81 %). It must also beat Euler's step on the
  * same world by a clear margin (measured 1.74 % against 2.83 %). */
 Test(physics, linear_impulse_vortex_ring_300_frames_heun) {
-    static const struct {
-        physics_knobs k;
-        double bound, measured;
-        const char *what;
-    } cases[] = {
+    static const impulse_case heun[] = {
         {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.02, 0.0174,
          "Heun, multipole treecode, stretch 0.5, nu 0.01"},
         {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0081,
          "Heun, multipole treecode, stretch 0,   nu 0.01"},
     };
-    double drift[2];
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        eddy_world *w = scene_copy("vortex_ring", tweak_knobs_heun, &cases[c].k);
-        cr_assert_eq(eddy_world_get_def(w)->vorton_step, EDDY_VORTON_STEP_HEUN);
-        double last;
-        drift[c] = run_drift(w, 300, DRIFT_IMPULSE, &last);
-        cr_log_info("linear impulse, vortex_ring, %s, 300 frames: max |dP|/|P| = %.2e "
-                    "(final %.2e)", cases[c].what, drift[c], last);
-        cr_expect_lt(drift[c], cases[c].bound, "%s: drift %.3e (measured %.4f when written)",
-                     cases[c].what, drift[c], cases[c].measured);
-        eddy_world_destroy(w);
-    }
-    const physics_knobs euler = {0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE,
-                                 true};
-    eddy_world *w = scene_copy("vortex_ring", tweak_knobs, &euler);
-    double last;
-    const double euler_drift = run_drift(w, 300, DRIFT_IMPULSE, &last);
-    eddy_world_destroy(w);
-    cr_log_info("the same world with Euler's step: max |dP|/|P| = %.2e", euler_drift);
-    cr_expect_lt(drift[0], 0.75 * euler_drift, "Heun's step drifts %.3e, Euler's %.3e", drift[0],
+    static const impulse_case euler = {
+        {0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0283,
+        "Euler, multipole treecode, stretch 0.5, nu 0.01"};
+    const double drift = impulse_case_drift(&heun[0], tweak_knobs_heun);
+    impulse_case_drift(&heun[1], tweak_knobs_heun);
+    const double euler_drift = impulse_case_drift(&euler, tweak_knobs);
+    cr_expect_lt(drift, 0.75 * euler_drift, "Heun's step drifts %.3e, Euler's %.3e", drift,
                  euler_drift);
 }
 
