@@ -286,11 +286,6 @@ static uint32_t def_version_of(const eddy_world_def *d) {
                                                            : DEF_VERSION_TRAVERSAL;
 }
 
-static inline size_t def_encoded_size(uint32_t version) {
-    return version == DEF_VERSION_LEGACY      ? DEF_ENCODED_SIZE_V1
-           : version == DEF_VERSION_TRAVERSAL ? DEF_ENCODED_SIZE_V2
-                                              : DEF_ENCODED_SIZE_V3;
-}
 
 static void put_def_fields(wire_writer *w, const eddy_world_def *d) {
     eddy_wire_put_f32(w, d->dt);
@@ -331,9 +326,13 @@ eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
     eddy_wire_writer_init(&w, out);
     size_t start = out->size;
     eddy_wire_put_bytes(&w, def_magic, sizeof def_magic);
-    eddy_wire_put_u32(&w, def_version_of(def));
+    const uint32_t version = def_version_of(def);
+    eddy_wire_put_u32(&w, version);
     put_def_fields(&w, def);
-    EDDY_DEBUG_ASSERT(w.failed || out->size - start == def_encoded_size(def_version_of(def)));
+    EDDY_DEBUG_ASSERT(w.failed ||
+                      out->size - start == (version == DEF_VERSION_LEGACY      ? DEF_ENCODED_SIZE_V1
+                                            : version == DEF_VERSION_TRAVERSAL ? DEF_ENCODED_SIZE_V2
+                                                                               : DEF_ENCODED_SIZE_V3));
     (void)start;
     return eddy_wire_writer_status(&w);
 }
