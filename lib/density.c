@@ -320,15 +320,19 @@ static void density_weights(eddy_world *w, density_job *dj) {
     dj->scale = d * d * d / volume;
 }
 
+/* The rho' grid: each vorton's cell fractions, then the gather per point. */
+static void density_gather(eddy_world *w, density_job *dj) {
+    density_weights(w, dj);
+    dj->lanes = (w->tasks.mutations & EDDY_MUTATION_SCALAR_DENSITY_GATHER) == 0;
+    eddy_parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, fraction_chunk, dj);
+    eddy_parallel_for(&w->tasks, grid_point_count(&w->grid), DENSITY_CHUNK, density_chunk, dj);
+}
+
 bool eddy_phase_density(eddy_world *w, float dt) {
     if (!w->grid_valid) return true;
     density_job dj;
-    density_weights(w, &dj);
-    dj.lanes = (w->tasks.mutations & EDDY_MUTATION_SCALAR_DENSITY_GATHER) == 0;
-    const int points = grid_point_count(&w->grid);
-    eddy_parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, fraction_chunk, &dj);
-    eddy_parallel_for(&w->tasks, points, DENSITY_CHUNK, density_chunk, &dj);
-    eddy_parallel_for(&w->tasks, points, DENSITY_CHUNK, gradient_chunk, &dj);
+    density_gather(w, &dj);
+    eddy_parallel_for(&w->tasks, grid_point_count(&w->grid), DENSITY_CHUNK, gradient_chunk, &dj);
     eddy_phase_poison_density_gradient(w);
     if (!eddy_density_rebuilds_tree(w)) return true;
     const eddy_vec3 gv = w->gravity;
@@ -352,8 +356,5 @@ void eddy_phase_pack_flow(eddy_world *w) {
 void eddy_phase_density_grid(eddy_world *w) {
     if (!w->grid_valid) return;
     density_job dj;
-    density_weights(w, &dj);
-    dj.lanes = (w->tasks.mutations & EDDY_MUTATION_SCALAR_DENSITY_GATHER) == 0;
-    eddy_parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, fraction_chunk, &dj);
-    eddy_parallel_for(&w->tasks, grid_point_count(&w->grid), DENSITY_CHUNK, density_chunk, &dj);
+    density_gather(w, &dj);
 }

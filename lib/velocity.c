@@ -19,6 +19,12 @@
 
 enum { DESCEND_CHUNK = 8, DIRECT_CHUNK = 16, TILE_CHUNK = 1 };
 
+/* The multipole treecode takes moments about the build's centroids. */
+static bool uses_moments(const eddy_world *w) {
+    return w->def.velocity_method == EDDY_VELOCITY_TREECODE &&
+           w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
+}
+
 bool eddy_phase_build_grid(eddy_world *w) {
     w->grid_valid = false;
     if (w->vortons.count == 0) return true;
@@ -32,8 +38,7 @@ bool eddy_phase_build_grid(eddy_world *w) {
     eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
     if (!eddy_grid_arrays_reserve(w, grid_point_count(&w->grid))) return false;
     if (!eddy_partition_build(&w->part, &w->tasks, &w->grid, &w->vortons)) return false;
-    const bool moments = w->def.velocity_method == EDDY_VELOCITY_TREECODE &&
-                         w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
+    const bool moments = uses_moments(w);
     /* Nothing reads the tree before the density phase; when that phase
      * re-aggregates it, this build would be overwritten unread, except for
      * the multipole moments, which are taken about its centroids. */
@@ -56,9 +61,7 @@ bool eddy_phase_build_grid(eddy_world *w) {
 bool eddy_phase_build_grid_and_tree(eddy_world *w) {
     if (!eddy_phase_build_grid(w)) return false;
     if (!w->grid_valid) return true;
-    const bool moments = w->def.velocity_method == EDDY_VELOCITY_TREECODE &&
-                         w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
-    if (!moments && eddy_density_rebuilds_tree(w))
+    if (!uses_moments(w) && eddy_density_rebuilds_tree(w)) /* build_grid skipped it */
         return eddy_tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part);
     return true;
 }
