@@ -79,6 +79,7 @@ typedef struct bench_options {
     int warmup;
     eddy_pin_policy pin;
     int treecode; /* -1: the world definition's default */
+    int velocity; /* -1: the world definition's default, else an eddy_velocity_method */
     bool hash_at_end; /* tracers hashed at the end of the step, not by their advection */
     bool heun;        /* EDDY_VORTON_STEP_HEUN */
     bool list;
@@ -92,11 +93,14 @@ static void usage(FILE *out)
             "usage: eddy-bench [--scene NAME] [--threads LIST] [--frames N] [--warmup N]\n"
             "                  [--pin none|core|pu] [--treecode multipole|original]\n"
             "                  [--tracer-hash early|end] [--vorton-step euler|heun]\n"
+            "                  [--velocity treecode|direct-grid|direct-vortons]\n"
             "                  [--list] [--json] [--help] [--version]\n"
             "\n"
             "Steps a scene at each worker count and reports the median ms per step of\n"
             "every phase, tracers advected per ms, the hashing share of the step, the\n"
-            "speedup against 1 worker and the final frame hash of each run.\n"
+            "speedup against 1 worker and the final frame hash of each run, with the\n"
+            "velocity grid's cells per axis over the measured frames (the velocity\n"
+            "phases cost in proportion to its points) and the mean step.\n"
             "\n"
             "  --scene NAME    scene to run (default noise_cloud; --list shows them)\n"
             "  --threads LIST  worker counts, e.g. 1,2 or 1-4 or 1,2,4-8 (default 1,2)\n"
@@ -111,6 +115,9 @@ static void usage(FILE *out)
             "                  measure what hashing the state costs)\n"
             "  --vorton-step S euler (default) or heun: the vortons' step\n"
             "                  (eddy_world_def.vorton_step; heun solves the velocity twice)\n"
+            "  --velocity M    treecode (default), direct-grid or direct-vortons:\n"
+            "                  eddy_world_def.velocity_method (direct summation is the\n"
+            "                  accuracy reference, O(N^2): shorten --frames)\n"
             "  --list          list the scenes and exit\n"
             "  --json          print one JSON object (keys: docs/bench.md)\n"
             "  --help          this text\n"
@@ -166,6 +173,11 @@ static int options_parse(int argc, char **argv, bench_options *o)
             if (strcmp(v, "euler") == 0) o->heun = false;
             else if (strcmp(v, "heun") == 0) o->heun = true;
             else return fail_usage("--vorton-step", "expected euler or heun");
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--velocity", &missing)) != NULL) {
+            if (strcmp(v, "treecode") == 0) o->velocity = EDDY_VELOCITY_TREECODE;
+            else if (strcmp(v, "direct-grid") == 0) o->velocity = EDDY_VELOCITY_DIRECT_GRID;
+            else if (strcmp(v, "direct-vortons") == 0) o->velocity = EDDY_VELOCITY_DIRECT_VORTONS;
+            else return fail_usage("--velocity", "expected treecode, direct-grid or direct-vortons");
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--treecode", &missing)) != NULL) {
             if (strcmp(v, "multipole") == 0) o->treecode = EDDY_TREECODE_MULTIPOLE;
             else if (strcmp(v, "original") == 0) o->treecode = EDDY_TREECODE_ORIGINAL;
@@ -310,9 +322,20 @@ static double tracers_at_median(const double *ms, const int *tracers, int count,
 
 /* ---------------------------------------------------------------- one run */
 
+/* A stretch of measured frames stepped on one velocity grid shape. */
+enum { BENCH_MAX_GRIDS = 8 };
+typedef struct bench_grid {
+    int cells[3];
+    int64_t from_frame; /* the first frame (eddy_world_frame after the step) */
+} bench_grid;
+
 typedef struct bench_run {
     int workers;
     double median_ms[BENCH_ROW_COUNT];
+    double mean_ms[BENCH_ROW_COUNT];
+    bench_grid grids[BENCH_MAX_GRIDS];
+    int grid_count;
+    bool grids_truncated; /* more shapes than BENCH_MAX_GRIDS: the first ones kept */
     double tracers_per_ms;  /* < 0: not measured (no tracers or zero time) */
     double hash_share;      /* percent of the median step */
     double speedup;         /* < 0: no 1-worker run */
@@ -363,10 +386,33 @@ static void samples_record(bench_samples *s, int frame, const eddy_world *world)
     s->tracers[frame] = eddy_world_tracer_count(world);
 }
 
+/* Appends the grid of the step that produced the world's frame when its
+ * shape differs from the last one recorded. */
+static void run_record_grid(bench_run *run, const eddy_world *world)
+{
+    const eddy_grid_info g = eddy_world_get_grid_info(world);
+    if (run->grid_count > 0 &&
+        memcmp(run->grids[run->grid_count - 1].cells, g.cells, sizeof g.cells) == 0) {
+        return;
+    }
+    if (run->grid_count == BENCH_MAX_GRIDS) {
+        run->grids_truncated = true;
+        return;
+    }
+    bench_grid *b = &run->grids[run->grid_count++];
+    memcpy(b->cells, g.cells, sizeof b->cells);
+    b->from_frame = eddy_world_frame(world);
+}
+
 static void run_summarize(bench_run *run, const bench_samples *s)
 {
     for (int r = 0; r < BENCH_ROW_COUNT; ++r) {
         run->median_ms[r] = median_of(s->ms[r], s->frames, s->scratch);
+        double sum = 0.0;
+        for (int f = 0; f < s->frames; ++f) {
+            sum += s->ms[r][f];
+        }
+        run->mean_ms[r] = sum / s->frames;
     }
     double advect = run->median_ms[EDDY_PHASE_ADVECT_TRACERS];
     double tracers = tracers_at_median(s->ms[EDDY_PHASE_ADVECT_TRACERS], s->tracers, s->frames,
@@ -391,7 +437,8 @@ static bool step_once(eddy_world *world, const char *scene)
     return true;
 }
 
-static bool run_steps(eddy_world *world, const bench_options *o, bench_samples *s)
+static bool run_steps(eddy_world *world, const bench_options *o, bench_samples *s,
+                      bench_run *run)
 {
     for (int f = 0; f < o->warmup; ++f) {
         if (!step_once(world, o->scene)) {
@@ -408,21 +455,25 @@ static bool run_steps(eddy_world *world, const bench_options *o, bench_samples *
             return false;
         }
         samples_record(s, f, world);
+        run_record_grid(run, world);
         eddy_cli_progress(label, f + 1, o->frames);
     }
     eddy_cli_progress_done();
     return true;
 }
 
-static eddy_world *world_create(const char *scene, int workers, int treecode, bool hash_at_end,
-                                bool heun,
+/* o: the options' world settings, NULL for the defaults. */
+static eddy_world *world_create(const char *scene, int workers, const bench_options *o,
                                 eddy_pinner *pinner)
 {
     eddy_world_def def = eddy_world_def_default();
-    if (hash_at_end) def.test_mutations |= EDDY_MUTATION_UNFUSED_TRACER_HASH;
-    if (heun) def.vorton_step = EDDY_VORTON_STEP_HEUN;
-    if (treecode >= 0) {
-        def.treecode_traversal = (eddy_treecode_traversal)treecode;
+    if (o != NULL && o->hash_at_end) def.test_mutations |= EDDY_MUTATION_UNFUSED_TRACER_HASH;
+    if (o != NULL && o->heun) def.vorton_step = EDDY_VORTON_STEP_HEUN;
+    if (o != NULL && o->treecode >= 0) {
+        def.treecode_traversal = (eddy_treecode_traversal)o->treecode;
+    }
+    if (o != NULL && o->velocity >= 0) {
+        def.velocity_method = (eddy_velocity_method)o->velocity;
     }
     eddy_pin_configure(&def, workers, pinner);
     eddy_world *world = NULL;
@@ -448,8 +499,8 @@ static bool run_one(const bench_options *o, int workers, eddy_pinner *pinner, be
         fprintf(stderr, "eddy-bench: out of memory for %d frames of samples\n", o->frames);
         goto cleanup;
     }
-    world = world_create(o->scene, workers, o->treecode, o->hash_at_end, o->heun, pinner);
-    if (world == NULL || !run_steps(world, o, &samples)) {
+    world = world_create(o->scene, workers, o, pinner);
+    if (world == NULL || !run_steps(world, o, &samples, run)) {
         goto cleanup;
     }
     run_summarize(run, &samples);
@@ -561,6 +612,22 @@ static void text_summary(const bench_report *r)
     text_optional_row("speedup vs 1 worker", values, r->run_count, "x");
 }
 
+static void text_grids(const bench_report *r)
+{
+    printf("\nvelocity grid (cells per axis, from frame)  mean ms: step, velocity_grid\n");
+    for (int i = 0; i < r->run_count; ++i) {
+        const bench_run *run = &r->runs[i];
+        printf("  %2d worker%s ", run->workers, run->workers == 1 ? " " : "s");
+        for (int k = 0; k < run->grid_count; ++k) {
+            const bench_grid *g = &run->grids[k];
+            printf("%s%dx%dx%d from %" PRId64, k > 0 ? ", " : " ", g->cells[0], g->cells[1],
+                   g->cells[2], g->from_frame);
+        }
+        printf("%s  mean %.3f, %.3f\n", run->grids_truncated ? ", ..." : "",
+               run->mean_ms[BENCH_ROW_STEP], run->mean_ms[EDDY_PHASE_VELOCITY_GRID]);
+    }
+}
+
 static void text_hashes(const bench_report *r)
 {
     printf("\nfinal frame hash\n");
@@ -595,6 +662,7 @@ static void text_print(const bench_report *r)
     }
     printf("\n");
     text_summary(r);
+    text_grids(r);
     text_hashes(r);
 }
 
@@ -643,7 +711,17 @@ static void json_run(const bench_run *run)
     for (int row = 0; row < BENCH_ROW_COUNT; ++row) {
         printf("%s\"%s\":%.6g", row > 0 ? "," : "", row_name(row), run->median_ms[row]);
     }
-    printf("},\"tracers_per_ms\":");
+    printf("},\"mean_ms\":{");
+    for (int row = 0; row < BENCH_ROW_COUNT; ++row) {
+        printf("%s\"%s\":%.6g", row > 0 ? "," : "", row_name(row), run->mean_ms[row]);
+    }
+    printf("},\"grids\":[");
+    for (int k = 0; k < run->grid_count; ++k) {
+        const bench_grid *g = &run->grids[k];
+        printf("%s{\"cells\":[%d,%d,%d],\"from_frame\":%" PRId64 "}", k > 0 ? "," : "",
+               g->cells[0], g->cells[1], g->cells[2], g->from_frame);
+    }
+    printf("],\"grids_truncated\":%s,\"tracers_per_ms\":", run->grids_truncated ? "true" : "false");
     json_optional(run->tracers_per_ms);
     printf(",\"hash_share\":%.6g,\"speedup\":", run->hash_share);
     json_optional(run->speedup);
@@ -659,8 +737,13 @@ static void json_print(const bench_report *r)
     json_string(eddy_version_string());
     printf(",\"scene\":");
     json_string(o->scene);
+    static const char *const velocity_names[] = {"treecode", "direct-grid", "direct-vortons"};
     printf(",\"frames\":%d,\"warmup\":%d,\"pin\":\"%s\",\"vorton_step\":\"%s\",", o->frames,
            o->warmup, eddy_pin_name(o->pin), o->heun ? "heun" : "euler");
+    const int velocity = o->velocity < 0 ? (int)eddy_world_def_default().velocity_method : o->velocity;
+    const int treecode = o->treecode < 0 ? (int)eddy_world_def_default().treecode_traversal : o->treecode;
+    printf("\"velocity\":\"%s\",\"treecode\":\"%s\",", velocity_names[velocity],
+           treecode == EDDY_TREECODE_MULTIPOLE ? "multipole" : "original");
     json_machine(r->machine);
     printf(",\"initial_vortons\":%d,\"initial_tracers\":%d,\"runs\":[", r->initial_vortons,
            r->initial_tracers);
@@ -678,7 +761,7 @@ static void json_print(const bench_report *r)
 /* Particle counts at frame 0, from a throw-away 1-worker world. */
 static bool scene_initial_counts(const char *scene, int *vortons, int *tracers)
 {
-    eddy_world *world = world_create(scene, 1, -1, false, false, NULL);
+    eddy_world *world = world_create(scene, 1, NULL, NULL);
     if (world == NULL) {
         return false;
     }
@@ -713,7 +796,8 @@ static int bench_all(const bench_options *o, eddy_pinner *pinner, const bench_ma
 int main(int argc, char **argv)
 {
     bench_options o = {.scene = "noise_cloud", .threads = {1, 2}, .thread_count = 2,
-                       .frames = 100, .warmup = 10, .pin = EDDY_PIN_PU, .treecode = -1};
+                       .frames = 100, .warmup = 10, .pin = EDDY_PIN_PU, .treecode = -1,
+                       .velocity = -1};
     int code = options_parse(argc, argv, &o);
     if (code >= 0) {
         return code;
