@@ -467,13 +467,11 @@ static eddy_world *world_create(const char *scene, int workers, const bench_opti
                                 eddy_pinner *pinner)
 {
     eddy_world_def def = eddy_world_def_default();
-    if (o != NULL && o->hash_at_end) def.test_mutations |= EDDY_MUTATION_UNFUSED_TRACER_HASH;
-    if (o != NULL && o->heun) def.vorton_step = EDDY_VORTON_STEP_HEUN;
-    if (o != NULL && o->treecode >= 0) {
-        def.treecode_traversal = (eddy_treecode_traversal)o->treecode;
-    }
-    if (o != NULL && o->velocity >= 0) {
-        def.velocity_method = (eddy_velocity_method)o->velocity;
+    if (o != NULL) {
+        if (o->hash_at_end) def.test_mutations |= EDDY_MUTATION_UNFUSED_TRACER_HASH;
+        if (o->heun) def.vorton_step = EDDY_VORTON_STEP_HEUN;
+        if (o->treecode >= 0) def.treecode_traversal = (eddy_treecode_traversal)o->treecode;
+        if (o->velocity >= 0) def.velocity_method = (eddy_velocity_method)o->velocity;
     }
     eddy_pin_configure(&def, workers, pinner);
     eddy_world *world = NULL;
@@ -740,8 +738,9 @@ static void json_print(const bench_report *r)
     static const char *const velocity_names[] = {"treecode", "direct-grid", "direct-vortons"};
     printf(",\"frames\":%d,\"warmup\":%d,\"pin\":\"%s\",\"vorton_step\":\"%s\",", o->frames,
            o->warmup, eddy_pin_name(o->pin), o->heun ? "heun" : "euler");
-    const int velocity = o->velocity < 0 ? (int)eddy_world_def_default().velocity_method : o->velocity;
-    const int treecode = o->treecode < 0 ? (int)eddy_world_def_default().treecode_traversal : o->treecode;
+    const eddy_world_def defaults = eddy_world_def_default();
+    const int velocity = o->velocity < 0 ? (int)defaults.velocity_method : o->velocity;
+    const int treecode = o->treecode < 0 ? (int)defaults.treecode_traversal : o->treecode;
     printf("\"velocity\":\"%s\",\"treecode\":\"%s\",", velocity_names[velocity],
            treecode == EDDY_TREECODE_MULTIPOLE ? "multipole" : "original");
     json_machine(r->machine);
