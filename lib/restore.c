@@ -290,6 +290,14 @@ static void get_emitters(wire_reader *r, snap_view *v) {
         if (wire_ok(r) && e.alive && !emitter_finite(&e))
             eddy_wire_fail(r, EDDY_ERROR_NAN, "emitter slot %u holds a NaN or infinite value",
                            (unsigned)i);
+        /* lib/emit.c keeps each remainder in [0, 1): a larger one would
+         * emit up to a million particles in the next step */
+        if (wire_ok(r) && e.alive &&
+            !(e.vorton_remainder >= 0.0f && e.vorton_remainder < 1.0f &&
+              e.tracer_remainder >= 0.0f && e.tracer_remainder < 1.0f))
+            eddy_wire_fail(r, EDDY_ERROR_CORRUPT,
+                           "emitter slot %u has emission remainders %g and %g outside [0, 1)",
+                           (unsigned)i, (double)e.vorton_remainder, (double)e.tracer_remainder);
     }
     section_close(r, end, "EMIT");
 }

@@ -281,6 +281,45 @@ Test(snapshot, refuses_a_nan_in_the_state) {
     eddy_world_destroy(w);
 }
 
+/* An emitter's remainders stay in [0, 1) (lib/emit.c); a snapshot whose
+ * remainder is larger (found by fuzz_snapshot: 3.5e13, which emitted a
+ * million vortons in the next step) is refused as corrupt, naming the
+ * field, and the world is kept. The bad value is written by a world whose
+ * state was edited, so the checksum is right and only the check refuses. */
+Test(snapshot, refuses_an_emission_remainder_outside_zero_one) {
+    const float bad[] = {1.0f, 3.5e13f, -0.25f};
+    for (int k = 0; k < 3; ++k) {
+        for (int field = 0; field < 2; ++field) {
+            eddy_world *w = world_at("tiny", 1, 0); /* emitters are created at frame 0 */
+            eddy_emitter_id id;
+            const eddy_emitter_def e = eddy_emitter_def_default();
+            cr_assert_eq(eddy_world_create_emitter(w, &e, &id), EDDY_OK);
+            emitter *em = &w->emitters[w->emitter_count - 1];
+            cr_assert(em->alive);
+            if (field == 0) em->vorton_remainder = bad[k];
+            else em->tracer_remainder = bad[k];
+            eddy_bytes snap = {0};
+            snapshot_of(w, &snap);
+            eddy_world *target = world_at("tiny", 1, 1);
+            const uint64_t before = hash_of(target);
+            char message[256];
+            cr_assert_eq(eddy_world_restore(target, snap.data, snap.size, message, sizeof message),
+                         EDDY_ERROR_CORRUPT, "remainder %g: %s", (double)bad[k], message);
+            cr_assert(strstr(message, "remainder") != NULL, "%s", message);
+            cr_assert_eq(hash_of(target), before, "a refused restore changed the world");
+            /* the same world with the remainder in range restores */
+            if (field == 0) em->vorton_remainder = 0.5f;
+            else em->tracer_remainder = 0.5f;
+            snapshot_of(w, &snap);
+            cr_assert_eq(eddy_world_restore(target, snap.data, snap.size, message, sizeof message),
+                         EDDY_OK, "%s", message);
+            eddy_bytes_free(&snap);
+            eddy_world_destroy(w);
+            eddy_world_destroy(target);
+        }
+    }
+}
+
 Test(snapshot, restores_a_world_that_failed_nothing_and_frame_zero_allows_population) {
     eddy_world *w = world_at("tiny", 1, 0);
     eddy_bytes snap = {0};
