@@ -81,7 +81,7 @@ typedef struct bench_options {
     int treecode; /* -1: the world definition's default */
     int velocity; /* -1: the world definition's default, else an eddy_velocity_method */
     bool hash_at_end; /* tracers hashed at the end of the step, not by their advection */
-    bool heun;        /* EDDY_VORTON_STEP_HEUN */
+    eddy_vorton_step step; /* eddy_world_def.vorton_step */
     bool list;
     bool json;
     bool help;
@@ -92,7 +92,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: eddy-bench [--scene NAME] [--threads LIST] [--frames N] [--warmup N]\n"
             "                  [--pin none|core|pu] [--treecode multipole|original]\n"
-            "                  [--tracer-hash early|end] [--vorton-step euler|heun]\n"
+            "                  [--tracer-hash early|end] [--vorton-step euler|heun|stretch-ab2]\n"
             "                  [--velocity treecode|direct-grid|direct-vortons]\n"
             "                  [--list] [--json] [--help] [--version]\n"
             "\n"
@@ -113,7 +113,7 @@ static void usage(FILE *out)
             "                  advection that wrote it, so the hash phase holds only the\n"
             "                  rest; end: every tracer hashed in the hash phase (to\n"
             "                  measure what hashing the state costs)\n"
-            "  --vorton-step S euler (default) or heun: the vortons' step\n"
+            "  --vorton-step S euler (default), heun or stretch-ab2: the vortons' step\n"
             "                  (eddy_world_def.vorton_step; heun solves the velocity twice)\n"
             "  --velocity M    treecode (default), direct-grid or direct-vortons:\n"
             "                  eddy_world_def.velocity_method (direct summation is the\n"
@@ -170,9 +170,10 @@ static int options_parse(int argc, char **argv, bench_options *o)
             else if (strcmp(v, "end") == 0) o->hash_at_end = true;
             else return fail_usage("--tracer-hash", "expected early or end");
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--vorton-step", &missing)) != NULL) {
-            if (strcmp(v, "euler") == 0) o->heun = false;
-            else if (strcmp(v, "heun") == 0) o->heun = true;
-            else return fail_usage("--vorton-step", "expected euler or heun");
+            if (strcmp(v, "euler") == 0) o->step = EDDY_VORTON_STEP_EULER;
+            else if (strcmp(v, "heun") == 0) o->step = EDDY_VORTON_STEP_HEUN;
+            else if (strcmp(v, "stretch-ab2") == 0) o->step = EDDY_VORTON_STEP_STRETCH_AB2;
+            else return fail_usage("--vorton-step", "expected euler, heun or stretch-ab2");
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--velocity", &missing)) != NULL) {
             if (strcmp(v, "treecode") == 0) o->velocity = EDDY_VELOCITY_TREECODE;
             else if (strcmp(v, "direct-grid") == 0) o->velocity = EDDY_VELOCITY_DIRECT_GRID;
@@ -469,7 +470,7 @@ static eddy_world *world_create(const char *scene, int workers, const bench_opti
     eddy_world_def def = eddy_world_def_default();
     if (o != NULL) {
         if (o->hash_at_end) def.test_mutations |= EDDY_MUTATION_UNFUSED_TRACER_HASH;
-        if (o->heun) def.vorton_step = EDDY_VORTON_STEP_HEUN;
+        def.vorton_step = o->step;
         if (o->treecode >= 0) def.treecode_traversal = (eddy_treecode_traversal)o->treecode;
         if (o->velocity >= 0) def.velocity_method = (eddy_velocity_method)o->velocity;
     }
@@ -736,8 +737,9 @@ static void json_print(const bench_report *r)
     printf(",\"scene\":");
     json_string(o->scene);
     static const char *const velocity_names[] = {"treecode", "direct-grid", "direct-vortons"};
+    static const char *const step_names[] = {"euler", "heun", "stretch-ab2"};
     printf(",\"frames\":%d,\"warmup\":%d,\"pin\":\"%s\",\"vorton_step\":\"%s\",", o->frames,
-           o->warmup, eddy_pin_name(o->pin), o->heun ? "heun" : "euler");
+           o->warmup, eddy_pin_name(o->pin), step_names[o->step]);
     const eddy_world_def defaults = eddy_world_def_default();
     const int velocity = o->velocity < 0 ? (int)defaults.velocity_method : o->velocity;
     const int treecode = o->treecode < 0 ? (int)defaults.treecode_traversal : o->treecode;

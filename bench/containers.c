@@ -56,11 +56,12 @@ static long check_particles(const body *box, const particle_array *a, long *nonf
     return out;
 }
 
-static bool run_scene(const char *name, int frames, int workers, int treecode, int trace,
-                      run_result *r) {
+static bool run_scene(const char *name, int frames, int workers, int treecode,
+                      eddy_vorton_step step, int trace, run_result *r) {
     eddy_world_def base = eddy_world_def_default();
     base.worker_count = workers;
     if (treecode >= 0) base.treecode_traversal = (eddy_treecode_traversal)treecode;
+    base.vorton_step = step;
     eddy_world *w = NULL;
     if (eddy_scene_create(name, &base, &w) != EDDY_OK) return false;
     memset(r, 0, sizeof *r);
@@ -91,14 +92,17 @@ static bool run_scene(const char *name, int frames, int workers, int treecode, i
 
 static void usage(void) {
     fprintf(stderr, "usage: eddy-containers [--frames N] [--workers W] [--trace K]\n"
-                    "                       [--treecode multipole|original] [scene ...]\n"
+                    "                       [--treecode multipole|original]\n"
+                    "                       [--vorton-step euler|heun|stretch-ab2] [scene ...]\n"
                     "  default: 10000 frames, 2 workers, the six container scenes\n"
                     "  --trace K: print the enstrophy every K frames\n"
-                    "  --treecode T: the treecode traversal (default: the world definition's)\n");
+                    "  --treecode T: the treecode traversal (default: the world definition's)\n"
+                    "  --vorton-step S: eddy_world_def.vorton_step (default euler)\n");
 }
 
 int main(int argc, char **argv) {
     int frames = 10000, workers = 2, trace = 0, treecode = -1, first_scene = argc;
+    eddy_vorton_step step = EDDY_VORTON_STEP_EULER;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
             frames = atoi(argv[++i]);
@@ -112,6 +116,18 @@ int main(int argc, char **argv) {
                 treecode = EDDY_TREECODE_MULTIPOLE;
             } else if (!strcmp(argv[i], "original")) {
                 treecode = EDDY_TREECODE_ORIGINAL;
+            } else {
+                usage();
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--vorton-step") && i + 1 < argc) {
+            ++i;
+            if (!strcmp(argv[i], "euler")) {
+                step = EDDY_VORTON_STEP_EULER;
+            } else if (!strcmp(argv[i], "heun")) {
+                step = EDDY_VORTON_STEP_HEUN;
+            } else if (!strcmp(argv[i], "stretch-ab2")) {
+                step = EDDY_VORTON_STEP_STRETCH_AB2;
             } else {
                 usage();
                 return 2;
@@ -139,7 +155,7 @@ int main(int argc, char **argv) {
             return 2;
         }
         run_result r;
-        if (!run_scene(names[s], frames, workers, treecode, trace, &r)) {
+        if (!run_scene(names[s], frames, workers, treecode, step, trace, &r)) {
             fprintf(stderr, "eddy-containers: %s could not be created or stepped\n", names[s]);
             status = 1;
             continue;

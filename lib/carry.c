@@ -95,6 +95,11 @@ static void carry_chunk(int chunk, int begin, int end, void *context) {
         const vec3 w = {a->wx[i], a->wy[i], a->wz[i]};
         const vec3 w1 = v3_add(w, m3_mul_v(&m->turn_m_i, w));
         a->wx[i] = w1.x; a->wy[i] = w1.y; a->wz[i] = w1.z;
+        if (!a->keeps_rate) continue;
+        /* the last stretching rate turns with the vorticity it was taken of */
+        const vec3 s = {a->sx[i], a->sy[i], a->sz[i]};
+        const vec3 s1 = v3_add(s, m3_mul_v(&m->turn_m_i, s));
+        a->sx[i] = s1.x; a->sy[i] = s1.y; a->sz[i] = s1.z;
     }
 }
 

@@ -407,6 +407,11 @@ static void vorton_hit(const vorton_rules *k, const pose *b, const contact *c, p
     a->drho[i] = rho_new - k->rho0;
     a->wx[i] = w_new.x; a->wy[i] = w_new.y; a->wz[i] = w_new.z;
     a->hx[i] = c->n.x; a->hy[i] = c->n.y; a->hz[i] = c->n.z;
+    /* the last stretching rate was the old vorticity's: the next
+     * EDDY_VORTON_STEP_STRETCH_AB2 step starts again from the vorton's own */
+    if (a->keeps_rate) {
+        a->sx[i] = 0.0f; a->sy[i] = 0.0f; a->sz[i] = 0.0f;
+    }
 }
 
 static void vorton_chunk(int chunk, int begin, int end, void *context) {

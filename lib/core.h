@@ -89,6 +89,12 @@ typedef struct particle_array {
     /* vortons only: wall normal of the last collision (0,0,0: none), read
      * by vorton-hit wall poisoning in the next step */
     float *hx, *hy, *hz;
+    /* The vortons of an EDDY_VORTON_STEP_STRETCH_AB2 world (keeps_rate, set
+     * at creation): each one's stretching rate (omega . grad) u of its last
+     * step (lib/stretch.c); (0,0,0): none, the next step takes its own.
+     * NULL otherwise. */
+    bool keeps_rate;
+    float *sx, *sy, *sz;
     /* stable ids (eddy_world_def.particle_ids), not state: never hashed */
     bool track_ids;
     uint64_t *id;        /* NULL unless track_ids */

@@ -67,6 +67,9 @@ static void emit_chunk(int chunk, int begin, int end, void *context) {
             a->wx[i] = om.x; a->wy[i] = om.y; a->wz[i] = om.z;
             a->hx[i] = 0.0f; a->hy[i] = 0.0f; a->hz[i] = 0.0f;
         }
+        if (a->keeps_rate) {
+            a->sx[i] = 0.0f; a->sy[i] = 0.0f; a->sz[i] = 0.0f;
+        }
         a->drho[i] = d->density_deviation;
         a->birth[i] = job->birth;
         if (a->id) a->id[i] = job->first_id + (uint64_t)k;

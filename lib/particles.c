@@ -13,24 +13,27 @@ static bool grow_array(void **p, int capacity, size_t elem) {
 
 /* The addresses of the field pointers that are allocated, with the bytes per
  * particle of each (4, or 8 for stable ids). */
-static int allocated_fields(particle_array *a, void **fields[15], size_t sizes[15]) {
-    void **all[15] = {(void **)&a->px, (void **)&a->py, (void **)&a->pz, (void **)&a->vx,
-                      (void **)&a->vy, (void **)&a->vz, (void **)&a->drho, (void **)&a->birth,
-                      (void **)&a->wx, (void **)&a->wy, (void **)&a->wz, (void **)&a->hx,
-                      (void **)&a->hy, (void **)&a->hz, (void **)&a->id};
+enum { FIELD_POINTERS = 18 };
+static int allocated_fields(particle_array *a, void **fields[FIELD_POINTERS],
+                            size_t sizes[FIELD_POINTERS]) {
+    void **all[FIELD_POINTERS] = {
+        (void **)&a->px, (void **)&a->py, (void **)&a->pz, (void **)&a->vx, (void **)&a->vy,
+        (void **)&a->vz, (void **)&a->drho, (void **)&a->birth, (void **)&a->wx, (void **)&a->wy,
+        (void **)&a->wz, (void **)&a->hx, (void **)&a->hy, (void **)&a->hz, (void **)&a->sx,
+        (void **)&a->sy, (void **)&a->sz, (void **)&a->id};
     int n = 0;
-    for (int f = 0; f < 15; ++f) {
+    for (int f = 0; f < FIELD_POINTERS; ++f) {
         if (!*all[f]) continue;
         fields[n] = all[f];
-        sizes[n++] = f == 14 ? sizeof *a->id : 4;
+        sizes[n++] = f == FIELD_POINTERS - 1 ? sizeof *a->id : 4;
     }
     return n;
 }
 
 /* Moves every field pointer by `slots` particles (negative: back). */
 static void shift_pointers(particle_array *a, int slots) {
-    void **fields[15];
-    size_t sizes[15];
+    void **fields[FIELD_POINTERS];
+    size_t sizes[FIELD_POINTERS];
     const int n = allocated_fields(a, fields, sizes);
     for (int f = 0; f < n; ++f) *fields[f] = (char *)*fields[f] + (ptrdiff_t)slots * (ptrdiff_t)sizes[f];
     a->head += slots;
@@ -47,8 +50,8 @@ void eddy_particles_drop_prefix(particle_array *a, int n) {
 
 /* Moves the particles back to the start of their allocations (head 0). */
 static void slide_back(particle_array *a) {
-    void **fields[15];
-    size_t sizes[15];
+    void **fields[FIELD_POINTERS];
+    size_t sizes[FIELD_POINTERS];
     const int n = allocated_fields(a, fields, sizes);
     for (int f = 0; f < n; ++f) {
         char *at = *fields[f];
@@ -63,9 +66,9 @@ bool eddy_particles_reserve(particle_array *a, int capacity) {
     if (capacity <= a->capacity) return true;
     int cap = a->capacity < 64 ? 64 : a->capacity;
     while (cap < capacity) cap = cap > (1 << 29) ? capacity : cap * 2;
-    float **fields[] = {&a->px, &a->py, &a->pz, &a->vx, &a->vy, &a->vz, &a->drho,
-                        &a->wx, &a->wy, &a->wz, &a->hx, &a->hy, &a->hz};
-    int nfields = a->has_vorticity ? 13 : 7;
+    float **fields[] = {&a->px, &a->py, &a->pz, &a->vx, &a->vy, &a->vz, &a->drho, &a->wx,
+                        &a->wy, &a->wz, &a->hx, &a->hy, &a->hz, &a->sx, &a->sy, &a->sz};
+    const int nfields = !a->has_vorticity ? 7 : a->keeps_rate ? 16 : 13;
     for (int f = 0; f < nfields; ++f)
         if (!grow_array((void **)fields[f], cap, sizeof(float))) return false;
     if (!grow_array((void **)&a->birth, cap, sizeof(int32_t))) return false;
@@ -85,10 +88,12 @@ void eddy_particles_free(particle_array *a) {
     free(a->wx); free(a->wy); free(a->wz);
     free(a->drho); free(a->birth);
     free(a->hx); free(a->hy); free(a->hz);
+    free(a->sx); free(a->sy); free(a->sz);
     free(a->id);
-    bool hv = a->has_vorticity, ids = a->track_ids;
+    bool hv = a->has_vorticity, ids = a->track_ids, rate = a->keeps_rate;
     memset(a, 0, sizeof *a);
     a->has_vorticity = hv;
+    a->keeps_rate = rate;
     a->track_ids = ids;
 }
 
@@ -118,6 +123,9 @@ void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, 
         a->wx[i] = w.x; a->wy[i] = w.y; a->wz[i] = w.z;
         a->hx[i] = 0.0f; a->hy[i] = 0.0f; a->hz[i] = 0.0f;
     }
+    if (a->keeps_rate) {
+        a->sx[i] = 0.0f; a->sy[i] = 0.0f; a->sz[i] = 0.0f;
+    }
     a->drho[i] = drho;
     a->birth[i] = birth;
     if (a->id) a->id[i] = a->next_id++;
@@ -142,6 +150,9 @@ static void copy_particle(particle_array *a, int dst, int src) {
     if (a->has_vorticity) {
         a->wx[dst] = a->wx[src]; a->wy[dst] = a->wy[src]; a->wz[dst] = a->wz[src];
         a->hx[dst] = a->hx[src]; a->hy[dst] = a->hy[src]; a->hz[dst] = a->hz[src];
+    }
+    if (a->keeps_rate) {
+        a->sx[dst] = a->sx[src]; a->sy[dst] = a->sy[src]; a->sz[dst] = a->sz[src];
     }
     a->drho[dst] = a->drho[src];
     a->birth[dst] = a->birth[src];
@@ -189,8 +200,8 @@ typedef struct survivor_run {
 } survivor_run;
 
 typedef struct field_move_job {
-    void *fields[15];
-    size_t sizes[15]; /* bytes per particle: 4, or 8 for stable ids */
+    void *fields[FIELD_POINTERS];
+    size_t sizes[FIELD_POINTERS]; /* bytes per particle: 4, or 8 for stable ids */
     const survivor_run *runs;
     int run_count;
 } field_move_job;
@@ -270,8 +281,8 @@ static void field_move_chunk(int chunk, int begin, int end, void *context) {
 
 /* Every per-particle array that moves with the particle, stable ids included
  * (not state, but a tracked particle keeps its id: include/eddy/view.h). */
-static int particle_fields(particle_array *a, void *fields[15], size_t sizes[15]) {
-    void **at[15];
+static int particle_fields(particle_array *a, void *fields[FIELD_POINTERS], size_t sizes[FIELD_POINTERS]) {
+    void **at[FIELD_POINTERS];
     const int n = allocated_fields(a, at, sizes);
     for (int f = 0; f < n; ++f) fields[f] = *at[f];
     return n;

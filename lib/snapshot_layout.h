@@ -29,25 +29,34 @@ enum { SEC_GLOBALS, SEC_VORTONS, SEC_TRACERS, SEC_EMITTERS, SEC_BODIES, SEC_GRID
 /* Particle fields in wire order (VORT and TRAC sections), one 32-bit word
  * per particle each. The encoder, the decoder, the finiteness check and the
  * copies all walk this table, so a new per-particle field is one row here
- * (plus a format version and a line in the document). */
+ * (plus a format version and a line in the document). The rate fields are
+ * present only where the world's definition (whose digest the snapshot
+ * carries) has EDDY_VORTON_STEP_STRETCH_AB2, so every other world's snapshot
+ * keeps version 1's bytes. */
 typedef struct particle_field {
     size_t member;      /* offsetof(particle_array, <field pointer>) */
     bool vorton_only;   /* only arrays with vorticity carry it */
+    bool rate_only;     /* only arrays that keep the stretching rate carry it */
     bool is_float;      /* checked finite on restore (int32 fields are not) */
 } particle_field;
 
-#define SNAP_PF(name, vorton_only, is_float) {offsetof(particle_array, name), vorton_only, is_float}
+#define SNAP_PF(name, vorton_only, is_float) \
+    {offsetof(particle_array, name), vorton_only, false, is_float}
+#define SNAP_RATE(name) {offsetof(particle_array, name), true, true, true}
 static const particle_field k_particle_fields[] = {
-    SNAP_PF(px, false, true),   SNAP_PF(py, false, true),    SNAP_PF(pz, false, true),
-    SNAP_PF(vx, false, true),   SNAP_PF(vy, false, true),    SNAP_PF(vz, false, true),
-    SNAP_PF(wx, true, true),    SNAP_PF(wy, true, true),     SNAP_PF(wz, true, true),
+    SNAP_PF(px, false, true),   SNAP_PF(py, false, true),     SNAP_PF(pz, false, true),
+    SNAP_PF(vx, false, true),   SNAP_PF(vy, false, true),     SNAP_PF(vz, false, true),
+    SNAP_PF(wx, true, true),    SNAP_PF(wy, true, true),      SNAP_PF(wz, true, true),
     SNAP_PF(drho, false, true), SNAP_PF(birth, false, false), SNAP_PF(hx, true, true),
-    SNAP_PF(hy, true, true),    SNAP_PF(hz, true, true),
+    SNAP_PF(hy, true, true),    SNAP_PF(hz, true, true),      SNAP_RATE(sx),
+    SNAP_RATE(sy),              SNAP_RATE(sz),
 };
 #undef SNAP_PF
+#undef SNAP_RATE
 enum { PARTICLE_FIELD_COUNT = sizeof k_particle_fields / sizeof k_particle_fields[0] };
 
 static inline bool particle_field_present(const particle_field *f, const particle_array *a) {
+    if (f->rate_only) return a->keeps_rate;
     return a->has_vorticity || !f->vorton_only;
 }
 

@@ -130,7 +130,7 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
                   d->treecode_traversal <= EDDY_TREECODE_ORIGINAL,
               "treecode_traversal %d is not an eddy_treecode_traversal",
               (int)d->treecode_traversal);
-    DEF_CHECK(d->vorton_step >= EDDY_VORTON_STEP_EULER && d->vorton_step <= EDDY_VORTON_STEP_HEUN,
+    DEF_CHECK(d->vorton_step >= EDDY_VORTON_STEP_EULER && d->vorton_step <= EDDY_VORTON_STEP_STRETCH_AB2,
               "vorton_step %d is not an eddy_vorton_step", (int)d->vorton_step);
     DEF_CHECK(isfinite(d->treecode_opening_angle) && d->treecode_opening_angle > 0.0f &&
                   d->treecode_opening_angle <= 2.0f,
@@ -252,6 +252,7 @@ eddy_status eddy_world_create(const eddy_world_def *def, eddy_world **out) {
     }
     w->def = *def;
     w->vortons.has_vorticity = true;
+    w->vortons.keeps_rate = def->vorton_step == EDDY_VORTON_STEP_STRETCH_AB2;
     w->vortons.track_ids = def->particle_ids;
     w->tracers.track_ids = def->particle_ids;
     w->rng = eddy_rng_seed(def->seed, 0);

@@ -208,6 +208,12 @@ static void tweak_knobs_heun(eddy_world_def *d, const void *context) {
     d->vorton_step = EDDY_VORTON_STEP_HEUN;
 }
 
+/* tweak_knobs, and the Adams-Bashforth stretching rate */
+static void tweak_knobs_stretch_ab2(eddy_world_def *d, const void *context) {
+    tweak_knobs(d, context);
+    d->vorton_step = EDDY_VORTON_STEP_STRETCH_AB2;
+}
+
 /* Without stretching only PSE changes vorticity, and its exchange is
  * pairwise antisymmetric (the same kernel value enters H's and T's gather
  * with opposite signs), so sum omega V is conserved up to float rounding. */
@@ -570,6 +576,43 @@ Test(physics, linear_impulse_vortex_ring_300_frames_heun) {
     const double euler_drift = impulse_case_drift(&euler, tweak_knobs);
     cr_expect_lt(drift, 0.75 * euler_drift, "Heun's step drifts %.3e, Euler's %.3e", drift,
                  euler_drift);
+}
+
+/* The same worlds with the Adams-Bashforth stretching rate
+ * (EDDY_VORTON_STEP_STRETCH_AB2, lib/stretch.c): one velocity solve per step,
+ * as Euler's, and the rate extrapolated to the middle of the step. Measured:
+ * 1.70 % against Euler's 2.83 % at stretch 0.5 (the 2 % asked for), 6.68 %
+ * against 14.7 % at stretch 1. Without stretching it is Euler's step, bit
+ * for bit (the rate is never used). */
+Test(physics, linear_impulse_vortex_ring_300_frames_stretch_ab2) {
+    static const impulse_case ab2[] = {
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.02, 0.0170,
+         "AB2 stretching, multipole treecode, stretch 0.5, nu 0.01"},
+        {{1.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.1, 0.0668,
+         "AB2 stretching, multipole treecode, stretch 1,   nu 0.01"},
+    };
+    static const impulse_case euler[] = {
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0283,
+         "Euler, multipole treecode, stretch 0.5, nu 0.01"},
+        {{1.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.3, 0.147,
+         "Euler, multipole treecode, stretch 1,   nu 0.01"},
+    };
+    for (int c = 0; c < 2; ++c) {
+        const double drift = impulse_case_drift(&ab2[c], tweak_knobs_stretch_ab2);
+        const double euler_drift = impulse_case_drift(&euler[c], tweak_knobs);
+        cr_expect_lt(drift, 0.75 * euler_drift, "stretch %.1f: AB2 drifts %.3e, Euler %.3e",
+                     (double)ab2[c].k.stretch_gain, drift, euler_drift);
+    }
+    const physics_knobs off = {0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true};
+    eddy_world *w[2] = {scene_copy("vortex_ring", tweak_knobs, &off),
+                        scene_copy("vortex_ring", tweak_knobs_stretch_ab2, &off)};
+    for (int f = 1; f <= 30; ++f) {
+        for (int k = 0; k < 2; ++k)
+            cr_assert_eq(eddy_world_step(w[k], NULL), EDDY_OK, "%s", eddy_world_error_message(w[k]));
+        cr_assert_eq(eddy_world_hash(w[0]).frame_hash, eddy_world_hash(w[1]).frame_hash,
+                     "stretch 0: the AB2 step differs from Euler's at frame %d", f);
+    }
+    for (int k = 0; k < 2; ++k) eddy_world_destroy(w[k]);
 }
 
 /* ================================================================ 3. thin-ring speed */

@@ -478,12 +478,8 @@ Test(scenes, early_tracer_hashes_change_no_bit, .timeout = 600) {
                                     "early tracer hashes in every step change");
 }
 
-/* Heun's step for the vortons (EDDY_VORTON_STEP_HEUN, lib/world.c): its
- * second grid, tree and velocity solve, rho' grid and the per-vorton mean are
- * as deterministic as the rest. Scenes with free fluid, a container with
- * layers, a body in layers and emission, stepped at 1, 2, 3 and 16 workers:
- * the same hash every frame; and not Euler's (the option acts). */
-static void trace_heun(const char *scene, int workers, eddy_vorton_step step,
+/* The frame hashes of a scene stepped with the given vorton step. */
+static void trace_step(const char *scene, int workers, eddy_vorton_step step,
                        uint64_t out[TRACE_FRAMES]) {
     eddy_world_def base = eddy_world_def_default();
     base.worker_count = workers;
@@ -501,68 +497,100 @@ static void trace_heun(const char *scene, int workers, eddy_vorton_step step,
     eddy_world_destroy(w);
 }
 
-Test(scenes, heun_step_is_deterministic_across_workers, .timeout = 600) {
-    static const char *const scenes[] = {"vortex_ring", "container_layers", "buoyant_ball",
-                                         "plume_plate", "sloshing"};
+/* Stepped at 1, 2, 3 and 16 workers, each scene gives the same hash every
+ * frame with `step`, and not Euler's (the option acts). */
+static void expect_step_deterministic(const char *const *scenes, size_t count,
+                                      eddy_vorton_step step, const char *what) {
     static const int workers[] = {2, 3, 16};
-    for (size_t s = 0; s < sizeof scenes / sizeof scenes[0]; ++s) {
+    for (size_t s = 0; s < count; ++s) {
         uint64_t one[TRACE_FRAMES], other[TRACE_FRAMES], euler[TRACE_FRAMES];
-        trace_heun(scenes[s], 1, EDDY_VORTON_STEP_HEUN, one);
+        trace_step(scenes[s], 1, step, one);
         for (size_t k = 0; k < sizeof workers / sizeof workers[0]; ++k) {
-            trace_heun(scenes[s], workers[k], EDDY_VORTON_STEP_HEUN, other);
+            trace_step(scenes[s], workers[k], step, other);
             const int f = first_difference(one, other);
-            cr_expect_eq(f, 0, "%s: Heun's step at %d workers differs from 1 worker at frame %d",
-                         scenes[s], workers[k], f);
+            cr_expect_eq(f, 0, "%s: %s at %d workers differs from 1 worker at frame %d",
+                         scenes[s], what, workers[k], f);
         }
-        trace_heun(scenes[s], 1, EDDY_VORTON_STEP_EULER, euler);
-        cr_expect_neq(first_difference(one, euler), 0, "%s: Heun's step changed nothing",
-                      scenes[s]);
+        trace_step(scenes[s], 1, EDDY_VORTON_STEP_EULER, euler);
+        cr_expect_neq(first_difference(one, euler), 0, "%s: %s changed nothing", scenes[s], what);
     }
 }
 
-/* A snapshot of a world on Heun's step, taken at 2 workers, restores into a
- * fresh world of the same scene and step at 3 workers, and both continue with
- * the same hashes: the second grid the step ends with is in the snapshot, and
- * the step's own buffers are scratch. */
-Test(scenes, heun_step_continues_from_a_snapshot, .timeout = 300) {
-    static const char *const scenes[] = {"buoyant_ball", "plume_plate"};
+/* Heun's step for the vortons (EDDY_VORTON_STEP_HEUN, lib/world.c): its
+ * second grid, tree and velocity solve, rho' grid and the per-vorton mean are
+ * as deterministic as the rest. Scenes with free fluid, a container with
+ * layers, a body in layers and emission. */
+Test(scenes, heun_step_is_deterministic_across_workers, .timeout = 600) {
+    static const char *const scenes[] = {"vortex_ring", "container_layers", "buoyant_ball",
+                                         "plume_plate", "sloshing"};
+    expect_step_deterministic(scenes, sizeof scenes / sizeof scenes[0], EDDY_VORTON_STEP_HEUN,
+                              "Heun's step");
+}
+
+/* The Adams-Bashforth stretching rate (EDDY_VORTON_STEP_STRETCH_AB2,
+ * lib/stretch.c): each vorton's kept rate is read and written by the one
+ * chunk that owns the vorton. Free fluid, a turning container (the kept rates
+ * turn with the interior: lib/carry.c), emission, and a body whose walls
+ * reassign vorticity (which drops the rate: lib/collide.c). */
+Test(scenes, stretch_ab2_step_is_deterministic_across_workers, .timeout = 600) {
+    static const char *const scenes[] = {"vortex_ring", "rotating_container", "plume_plate",
+                                         "buoyant_ball"};
+    expect_step_deterministic(scenes, sizeof scenes / sizeof scenes[0],
+                              EDDY_VORTON_STEP_STRETCH_AB2, "the Adams-Bashforth stretching");
+}
+
+/* A snapshot of a world on a second-order step, taken at 2 workers, restores
+ * into a fresh world of the same scene and step at 3 workers, and both
+ * continue with the same hashes. Heun's step: the second grid the step ends
+ * with is in the snapshot, and the step's own buffers are scratch. The
+ * Adams-Bashforth stretching: every vorton's kept rate is in the snapshot. */
+static void expect_step_continues(const char *scene, eddy_vorton_step step) {
     enum { BEFORE = 20, AFTER = 20 };
-    for (size_t s = 0; s < sizeof scenes / sizeof scenes[0]; ++s) {
-        eddy_world_def base = eddy_world_def_default();
-        base.worker_count = 2;
-        base.vorton_step = EDDY_VORTON_STEP_HEUN;
-        eddy_world *w = NULL, *copy = NULL;
-        cr_assert_eq(eddy_scene_create(scenes[s], &base, &w), EDDY_OK);
-        eddy_scene_input buffer;
-        for (int f = 0; f < BEFORE; ++f)
-            cr_assert_eq(eddy_world_step(w, eddy_scene_input_for(scenes[s], eddy_world_frame(w),
-                                                                &buffer)),
-                         EDDY_OK);
-        eddy_bytes snap = {0};
-        cr_assert_eq(eddy_world_snapshot(w, &snap), EDDY_OK);
-        eddy_world_def other = base;
-        other.worker_count = 3;
-        cr_assert_eq(eddy_scene_create(scenes[s], &other, &copy), EDDY_OK);
-        char message[256];
-        cr_assert_eq(eddy_world_restore(copy, snap.data, snap.size, message, sizeof message),
-                     EDDY_OK, "%s", message);
-        cr_assert_eq(eddy_world_get_def(copy)->vorton_step, EDDY_VORTON_STEP_HEUN);
-        for (int f = 0; f < AFTER; ++f) {
-            cr_assert_eq(eddy_world_step(w, eddy_scene_input_for(scenes[s], eddy_world_frame(w),
-                                                                &buffer)),
-                         EDDY_OK);
-            cr_assert_eq(eddy_world_step(copy, eddy_scene_input_for(scenes[s],
-                                                                   eddy_world_frame(copy),
-                                                                   &buffer)),
-                         EDDY_OK);
-            cr_expect_eq(eddy_world_hash(w).frame_hash, eddy_world_hash(copy).frame_hash,
-                         "%s: frame %lld differs after the restore", scenes[s],
-                         (long long)eddy_world_frame(w));
-        }
-        eddy_bytes_free(&snap);
-        eddy_world_destroy(copy);
-        eddy_world_destroy(w);
+    eddy_world_def base = eddy_world_def_default();
+    base.worker_count = 2;
+    base.vorton_step = step;
+    eddy_world *w = NULL, *copy = NULL;
+    cr_assert_eq(eddy_scene_create(scene, &base, &w), EDDY_OK);
+    eddy_scene_input buffer;
+    for (int f = 0; f < BEFORE; ++f)
+        cr_assert_eq(eddy_world_step(w, eddy_scene_input_for(scene, eddy_world_frame(w),
+                                                            &buffer)),
+                     EDDY_OK);
+    eddy_bytes snap = {0};
+    cr_assert_eq(eddy_world_snapshot(w, &snap), EDDY_OK);
+    eddy_world_def other = base;
+    other.worker_count = 3;
+    cr_assert_eq(eddy_scene_create(scene, &other, &copy), EDDY_OK);
+    char message[256];
+    cr_assert_eq(eddy_world_restore(copy, snap.data, snap.size, message, sizeof message),
+                 EDDY_OK, "%s", message);
+    cr_assert_eq(eddy_world_get_def(copy)->vorton_step, step);
+    for (int f = 0; f < AFTER; ++f) {
+        cr_assert_eq(eddy_world_step(w, eddy_scene_input_for(scene, eddy_world_frame(w),
+                                                            &buffer)),
+                     EDDY_OK);
+        cr_assert_eq(eddy_world_step(copy, eddy_scene_input_for(scene,
+                                                               eddy_world_frame(copy),
+                                                               &buffer)),
+                     EDDY_OK);
+        cr_expect_eq(eddy_world_hash(w).frame_hash, eddy_world_hash(copy).frame_hash,
+                     "%s: frame %lld differs after the restore", scene,
+                     (long long)eddy_world_frame(w));
     }
+    eddy_bytes_free(&snap);
+    eddy_world_destroy(copy);
+    eddy_world_destroy(w);
+}
+
+Test(scenes, heun_step_continues_from_a_snapshot, .timeout = 300) {
+    expect_step_continues("buoyant_ball", EDDY_VORTON_STEP_HEUN);
+    expect_step_continues("plume_plate", EDDY_VORTON_STEP_HEUN);
+}
+
+Test(scenes, stretch_ab2_step_continues_from_a_snapshot, .timeout = 300) {
+    expect_step_continues("buoyant_ball", EDDY_VORTON_STEP_STRETCH_AB2);
+    expect_step_continues("plume_plate", EDDY_VORTON_STEP_STRETCH_AB2);
+    expect_step_continues("rotating_container", EDDY_VORTON_STEP_STRETCH_AB2);
 }
 
 /* Heun's step with no vortons (tracers only) moves nothing Euler's would not:

@@ -146,17 +146,18 @@ Test(codec, original_traversal_keeps_version_1_bytes) {
     eddy_bytes_free(&b);
 }
 
-/* Heun's step (EDDY_VORTON_STEP_HEUN) is written in version 3: version 2's
- * 133 bytes and the step (u32), whatever the traversal; Euler's step keeps
- * versions 1 and 2 (above). An unknown step is refused by the decoder and by
- * the definition's validation. */
+/* A step other than Euler's (EDDY_VORTON_STEP_HEUN, _STRETCH_AB2) is written
+ * in version 3: version 2's 133 bytes and the step (u32), whatever the
+ * traversal; Euler's step keeps versions 1 and 2 (above). An unknown step is
+ * refused by the decoder and by the definition's validation. */
 Test(codec, vorton_step_is_written_in_version_3) {
     const eddy_treecode_traversal traversals[] = {EDDY_TREECODE_ORIGINAL, EDDY_TREECODE_MULTIPOLE};
+    const eddy_vorton_step steps[] = {EDDY_VORTON_STEP_HEUN, EDDY_VORTON_STEP_STRETCH_AB2};
     char message[256];
-    for (int t = 0; t < 2; ++t) {
+    for (int t = 0; t < 4; ++t) {
         eddy_world_def d = odd_def();
-        d.treecode_traversal = traversals[t];
-        d.vorton_step = EDDY_VORTON_STEP_HEUN;
+        d.treecode_traversal = traversals[t % 2];
+        d.vorton_step = steps[t / 2];
         eddy_bytes b = {0};
         cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
         cr_assert_eq(b.size, 137, "version 3: version 2's 133 bytes + the vorton step");
@@ -164,13 +165,13 @@ Test(codec, vorton_step_is_written_in_version_3) {
         eddy_world_def out = eddy_world_def_default();
         cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
                      "%s", message);
-        cr_assert_eq(out.vorton_step, EDDY_VORTON_STEP_HEUN);
-        cr_assert_eq(out.treecode_traversal, traversals[t]);
+        cr_assert_eq(out.vorton_step, steps[t / 2]);
+        cr_assert_eq(out.treecode_traversal, traversals[t % 2]);
         b.data[133] = 5; /* vorton_step */
         cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
                      EDDY_ERROR_CORRUPT);
         cr_assert(strstr(message, "vorton_step") != NULL, "%s", message);
-        cr_assert_eq(out.vorton_step, EDDY_VORTON_STEP_HEUN, "a failed decode changed the def");
+        cr_assert_eq(out.vorton_step, steps[t / 2], "a failed decode changed the def");
         eddy_bytes_free(&b);
     }
     eddy_world_def d = eddy_world_def_default();
@@ -179,7 +180,7 @@ Test(codec, vorton_step_is_written_in_version_3) {
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
     cr_assert(b.data[4] < 3, "Euler's step keeps the older versions");
     eddy_bytes_free(&b);
-    d.vorton_step = (eddy_vorton_step)2;
+    d.vorton_step = (eddy_vorton_step)3;
     cr_assert_eq(eddy_world_def_validate(&d, message, sizeof message), EDDY_ERROR_INVALID_DEF);
     cr_assert(strstr(message, "vorton_step") != NULL, "%s", message);
 }
