@@ -352,7 +352,9 @@ Test(snapshot, layout_guard_state_structures_unchanged) {
     cr_expect_eq(sizeof(body), 920, "body changed (%zu): snapshot the new field in lib/snapshot.c",
                  sizeof(body));
     cr_expect_eq(sizeof(emitter), 112, "emitter changed (%zu): snapshot it", sizeof(emitter));
-    cr_expect_eq(sizeof(particle_array), 152, "particle_array changed (%zu): snapshot it",
+    /* 184: keeps_rate and the kept stretching rates sx, sy, sz of
+     * EDDY_VORTON_STEP_STRETCH_AB2 (snapshotted: lib/snapshot_layout.h) */
+    cr_expect_eq(sizeof(particle_array), 184, "particle_array changed (%zu): snapshot it",
                  sizeof(particle_array));
     /* 3336: the influence tree's packed multipole expansions (per level, a
      * pointer and a capacity) are rebuilt from the vortons every step, not
@@ -364,8 +366,9 @@ Test(snapshot, layout_guard_state_structures_unchanged) {
      * tracer hashes (two pointers, a capacity, a count, a flag), made by a
      * step's advection and used by the same step's hash (lib/hash.c), not
      * state. 3488: Heun's step's per-vorton copies (nine pointers and a
-     * capacity), filled and read within one step (lib/world.c), not state. */
-    cr_expect_eq(sizeof(eddy_world), 3488, "eddy_world changed (%zu): is the new field state?",
+     * capacity), filled and read within one step (lib/world.c), not state.
+     * 3552: the two particle arrays' kept rates (above), state. */
+    cr_expect_eq(sizeof(eddy_world), 3552, "eddy_world changed (%zu): is the new field state?",
                  sizeof(eddy_world));
     cr_expect_eq(sizeof(eddy_body_def), 624, "eddy_body_def changed (%zu): encode it",
                  sizeof(eddy_body_def));
