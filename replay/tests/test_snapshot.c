@@ -281,6 +281,45 @@ Test(snapshot, refuses_a_nan_in_the_state) {
     eddy_world_destroy(w);
 }
 
+/* A world on the Adams-Bashforth stretching (EDDY_VORTON_STEP_STRETCH_AB2)
+ * keeps each vorton's last stretching rate: its snapshot carries three more
+ * arrays than Euler's (12 bytes per vorton, docs/snapshot-format.md), a NaN
+ * in the last of them is refused like one in any other field, and the world
+ * is kept. */
+Test(snapshot, carries_the_kept_stretching_rates) {
+    eddy_world *w[2];
+    eddy_bytes snap[2] = {{0}, {0}};
+    for (int k = 0; k < 2; ++k) {
+        eddy_world_def base = eddy_world_def_default();
+        base.worker_count = 2;
+        base.vorton_step = k ? EDDY_VORTON_STEP_STRETCH_AB2 : EDDY_VORTON_STEP_EULER;
+        cr_assert_eq(eddy_scene_create("vortex_ring", &base, &w[k]), EDDY_OK);
+        for (int f = 0; f < 3; ++f) cr_assert_eq(testkit_step(w[k], "vortex_ring"), EDDY_OK);
+        snapshot_of(w[k], &snap[k]);
+    }
+    const size_t n = (size_t)eddy_world_vorton_count(w[1]);
+    cr_assert_gt(n, 0);
+    cr_assert_eq(snap[1].size - snap[0].size, 12 * n, "AB2 %zu bytes, Euler %zu, %zu vortons",
+                 snap[1].size, snap[0].size, n);
+    /* The last vorton's sz: the 17th of the VORT section's arrays (after the
+     * header 32, GLOB 12 + 137, the VORT tag, length and count 16). */
+    const size_t sz = 32 + 12 + 137 + 12 + 4 + 4 * (17 * n - 1);
+    const uint8_t nan[4] = {0x00, 0x00, 0xc0, 0x7f};
+    memcpy(snap[1].data + sz, nan, 4);
+    reseal(&snap[1]);
+    const uint64_t before = eddy_world_hash(w[1]).frame_hash;
+    char message[256];
+    cr_assert_eq(eddy_world_restore(w[1], snap[1].data, snap[1].size, message, sizeof message),
+                 EDDY_ERROR_NAN, "%s", message);
+    cr_log_info("%s", message);
+    cr_assert_eq(eddy_world_hash(w[1]).frame_hash, before, "a refused restore changed the world");
+    cr_assert_eq(testkit_step(w[1], "vortex_ring"), EDDY_OK, "the kept world steps on");
+    for (int k = 0; k < 2; ++k) {
+        eddy_bytes_free(&snap[k]);
+        eddy_world_destroy(w[k]);
+    }
+}
+
 /* An emitter's remainders stay in [0, 1) (lib/emit.c); a snapshot whose
  * remainder is larger (found by fuzz_snapshot: 3.5e13, which emitted a
  * million vortons in the next step) is refused as corrupt, naming the
