@@ -170,19 +170,18 @@ static int options_parse(int argc, char **argv, bench_options *o)
             else if (strcmp(v, "end") == 0) o->hash_at_end = true;
             else return fail_usage("--tracer-hash", "expected early or end");
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--vorton-step", &missing)) != NULL) {
-            if (strcmp(v, "euler") == 0) o->step = EDDY_VORTON_STEP_EULER;
-            else if (strcmp(v, "heun") == 0) o->step = EDDY_VORTON_STEP_HEUN;
-            else if (strcmp(v, "stretch-ab2") == 0) o->step = EDDY_VORTON_STEP_STRETCH_AB2;
-            else return fail_usage("--vorton-step", "expected euler, heun or stretch-ab2");
+            if (!eddy_cli_vorton_step_parse(v, &o->step))
+                return fail_usage("--vorton-step", "expected euler, heun or stretch-ab2");
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--velocity", &missing)) != NULL) {
             if (strcmp(v, "treecode") == 0) o->velocity = EDDY_VELOCITY_TREECODE;
             else if (strcmp(v, "direct-grid") == 0) o->velocity = EDDY_VELOCITY_DIRECT_GRID;
             else if (strcmp(v, "direct-vortons") == 0) o->velocity = EDDY_VELOCITY_DIRECT_VORTONS;
             else return fail_usage("--velocity", "expected treecode, direct-grid or direct-vortons");
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--treecode", &missing)) != NULL) {
-            if (strcmp(v, "multipole") == 0) o->treecode = EDDY_TREECODE_MULTIPOLE;
-            else if (strcmp(v, "original") == 0) o->treecode = EDDY_TREECODE_ORIGINAL;
-            else return fail_usage("--treecode", "expected multipole or original");
+            eddy_treecode_traversal t;
+            if (!eddy_cli_treecode_parse(v, &t))
+                return fail_usage("--treecode", "expected multipole or original");
+            o->treecode = (int)t;
         } else if (missing) {
             return fail_usage(argv[i], "needs a value");
         } else {
@@ -737,14 +736,13 @@ static void json_print(const bench_report *r)
     printf(",\"scene\":");
     json_string(o->scene);
     static const char *const velocity_names[] = {"treecode", "direct-grid", "direct-vortons"};
-    static const char *const step_names[] = {"euler", "heun", "stretch-ab2"};
     printf(",\"frames\":%d,\"warmup\":%d,\"pin\":\"%s\",\"vorton_step\":\"%s\",", o->frames,
-           o->warmup, eddy_pin_name(o->pin), step_names[o->step]);
+           o->warmup, eddy_pin_name(o->pin), eddy_cli_vorton_step_name(o->step));
     const eddy_world_def defaults = eddy_world_def_default();
     const int velocity = o->velocity < 0 ? (int)defaults.velocity_method : o->velocity;
     const int treecode = o->treecode < 0 ? (int)defaults.treecode_traversal : o->treecode;
     printf("\"velocity\":\"%s\",\"treecode\":\"%s\",", velocity_names[velocity],
-           treecode == EDDY_TREECODE_MULTIPOLE ? "multipole" : "original");
+           eddy_cli_treecode_name((eddy_treecode_traversal)treecode));
     json_machine(r->machine);
     printf(",\"initial_vortons\":%d,\"initial_tracers\":%d,\"runs\":[", r->initial_vortons,
            r->initial_tracers);

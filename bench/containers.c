@@ -24,6 +24,7 @@
  * read the world's particle arrays and body records in place, as the tests
  * do: nothing is copied out per frame. */
 #include "eddy/eddy.h"
+#include "cli_common.h"
 #include "container_checks.h"
 #include "scenes.h"
 
@@ -100,19 +101,9 @@ static void usage(void) {
                     "  --vorton-step S: eddy_world_def.vorton_step (default euler)\n");
 }
 
-/* The index of arg among names (the enum values they stand for). */
-static bool pick(const char *arg, const char *const *names, int count, int *out) {
-    for (int k = 0; k < count; ++k)
-        if (!strcmp(arg, names[k])) {
-            *out = k;
-            return true;
-        }
-    return false;
-}
-
 int main(int argc, char **argv) {
     int frames = 10000, workers = 2, trace = 0, treecode = -1, first_scene = argc;
-    int step = EDDY_VORTON_STEP_EULER;
+    eddy_vorton_step step = EDDY_VORTON_STEP_EULER;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
             frames = atoi(argv[++i]);
@@ -121,14 +112,14 @@ int main(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
             trace = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--treecode") && i + 1 < argc) {
-            static const char *const traversals[] = {"multipole", "original"}; /* enum order */
-            if (!pick(argv[++i], traversals, 2, &treecode)) {
+            eddy_treecode_traversal t;
+            if (!eddy_cli_treecode_parse(argv[++i], &t)) {
                 usage();
                 return 2;
             }
+            treecode = (int)t;
         } else if (!strcmp(argv[i], "--vorton-step") && i + 1 < argc) {
-            static const char *const steps[] = {"euler", "heun", "stretch-ab2"}; /* enum order */
-            if (!pick(argv[++i], steps, 3, &step)) {
+            if (!eddy_cli_vorton_step_parse(argv[++i], &step)) {
                 usage();
                 return 2;
             }
@@ -155,7 +146,7 @@ int main(int argc, char **argv) {
             return 2;
         }
         run_result r;
-        if (!run_scene(names[s], frames, workers, treecode, (eddy_vorton_step)step, trace, &r)) {
+        if (!run_scene(names[s], frames, workers, treecode, step, trace, &r)) {
             fprintf(stderr, "eddy-containers: %s could not be created or stepped\n", names[s]);
             status = 1;
             continue;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Small helpers shared by eddy's command-line tools (demo, bench): number and
- * worker-list parsing, option values, the CPU's name. Not part of the library. */
+ * worker-list parsing, option values, the names of the definition's choices,
+ * the CPU's name. Not part of the library. */
 #include "cli_common.h"
 
 #include "eddy/eddy.h"
@@ -14,6 +15,44 @@
 #include <unistd.h>
 
 /* Parse a decimal integer in [min, max] with nothing else in text. */
+/* Names indexed by enum value (both enums count from 0). */
+static const char *const k_vorton_steps[] = {"euler", "heun", "stretch-ab2"};
+static const char *const k_treecodes[] = {"multipole", "original"};
+enum { VORTON_STEP_NAMES = 3, TREECODE_NAMES = 2 };
+
+static int name_index(const char *text, const char *const *names, int count)
+{
+    for (int k = 0; text != NULL && k < count; ++k)
+        if (strcmp(text, names[k]) == 0) return k;
+    return -1;
+}
+
+bool eddy_cli_vorton_step_parse(const char *text, eddy_vorton_step *out)
+{
+    const int k = name_index(text, k_vorton_steps, VORTON_STEP_NAMES);
+    if (k < 0) return false;
+    *out = (eddy_vorton_step)k;
+    return true;
+}
+
+const char *eddy_cli_vorton_step_name(eddy_vorton_step step)
+{
+    return (int)step >= 0 && (int)step < VORTON_STEP_NAMES ? k_vorton_steps[step] : "?";
+}
+
+bool eddy_cli_treecode_parse(const char *text, eddy_treecode_traversal *out)
+{
+    const int k = name_index(text, k_treecodes, TREECODE_NAMES);
+    if (k < 0) return false;
+    *out = (eddy_treecode_traversal)k;
+    return true;
+}
+
+const char *eddy_cli_treecode_name(eddy_treecode_traversal traversal)
+{
+    return (int)traversal >= 0 && (int)traversal < TREECODE_NAMES ? k_treecodes[traversal] : "?";
+}
+
 bool eddy_cli_parse_int(const char *text, int min, int max, int *out)
 {
     if (text == NULL || *text < '0' || *text > '9') {

@@ -3,6 +3,8 @@
 #ifndef EDDY_CLI_COMMON_H
 #define EDDY_CLI_COMMON_H
 
+#include "eddy/types.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -18,6 +20,15 @@ bool eddy_cli_threads_append(int *threads, int *count, int value, char *err, siz
 const char *eddy_cli_option_value(int argc, char **argv, int *i, const char *name, bool *missing);
 /* The CPU's model name from /proc/cpuinfo, or "unknown". */
 void eddy_cli_machine_cpu_model(char *out, size_t out_size);
+
+/* The command-line names of the world definition's choices, one table each:
+ * "euler", "heun", "stretch-ab2" (eddy_vorton_step) and "multipole",
+ * "original" (eddy_treecode_traversal). parse returns false for any other
+ * text and leaves *out alone. */
+bool eddy_cli_vorton_step_parse(const char *text, eddy_vorton_step *out);
+const char *eddy_cli_vorton_step_name(eddy_vorton_step step);
+bool eddy_cli_treecode_parse(const char *text, eddy_treecode_traversal *out);
+const char *eddy_cli_treecode_name(eddy_treecode_traversal traversal);
 
 /* "--version": prints "<tool> <eddy version> (hash-spec N)" on stdout. */
 bool eddy_cli_is_version(const char *arg);
