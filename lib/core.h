@@ -335,6 +335,10 @@ typedef struct body {
     /* A container's frame acceleration from this step's SET_KINEMATIC
      * (lib/carry.c); zero between steps, so not state. */
     float frame_acceleration[3], frame_angular_acceleration[3];
+    /* Slot + 1 of the container that holds the body's centre at the start
+     * of this substep, 0 for none (lib/contain.c); recomputed every
+     * substep, so not state. */
+    int held_by;
     float volume;
     float circumradius;        /* broad phase, solids */
     float inradius;            /* broad phase, holes */
@@ -529,6 +533,10 @@ bool eddy_phase_collide_vortons(eddy_world *w);
 void eddy_phase_poison_density_gradient(eddy_world *w);
 void eddy_phase_body_forces(eddy_world *w);
 void eddy_phase_integrate_bodies(eddy_world *w, float dt);
+/* Containers hold their bodies (contain.c): find the holders before the
+ * integration, resolve the walls after it. */
+void eddy_phase_find_held_bodies(eddy_world *w);
+void eddy_phase_contain_bodies(eddy_world *w);
 eddy_status eddy_bodies_validate_commands(eddy_world *w, const eddy_input *in);
 bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in);  /* false: out of memory */
 bool eddy_body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out); /* def validated */

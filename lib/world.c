@@ -747,7 +747,8 @@ static bool substep(eddy_world *w, float dt, bool first) {
     }
     PHASE(w, EDDY_PHASE_COLLIDE_VORTONS, ok = eddy_phase_collide_vortons(w));
     if (!ok) return false;
-    PHASE(w, EDDY_PHASE_BODIES, eddy_phase_body_forces(w); eddy_phase_integrate_bodies(w, dt));
+    PHASE(w, EDDY_PHASE_BODIES, eddy_phase_body_forces(w); eddy_phase_find_held_bodies(w);
+                                eddy_phase_integrate_bodies(w, dt); eddy_phase_contain_bodies(w));
     return true;
 }
 
