@@ -33,6 +33,7 @@ eddy_body_def eddy_body_def_default(void) {
     d.temperature = 300.0f;
     d.heat_capacity = 1.0e5f;
     d.thermal_conductivity = 500.0f;
+    d.friction = 0.5f;
     d.gravity = true;
     d.internal_value = EDDY_BODY_DEF_COOKIE;
     return d;
@@ -87,6 +88,15 @@ static eddy_status body_def_check_ranges(eddy_world *w, const eddy_body_def *d) 
                              (double)d->thermal_conductivity, (double)EDDY_MAX_CONDUCTIVITY);
         return EDDY_ERROR_INVALID_DEF;
     }
+    if (!within(d->friction, 0.0f, EDDY_MAX_FRICTION)) {
+        eddy_world_set_error(w, "body friction %g must be in [0, %g]", (double)d->friction,
+                             (double)EDDY_MAX_FRICTION);
+        return EDDY_ERROR_INVALID_DEF;
+    }
+    if (!within(d->restitution, 0.0f, 1.0f)) {
+        eddy_world_set_error(w, "body restitution %g must be in [0, 1]", (double)d->restitution);
+        return EDDY_ERROR_INVALID_DEF;
+    }
     return EDDY_OK;
 }
 
@@ -120,7 +130,8 @@ eddy_status eddy_body_def_check(eddy_world *w, const eddy_body_def *d) {
     if (!finite3(d->position) || !finite3(d->linear_velocity) || !finite3(d->angular_velocity) ||
         !isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z) || !isfinite(q.w) ||
         !isfinite(d->mass) || !isfinite(d->temperature) || !isfinite(d->heat_capacity) ||
-        !isfinite(d->thermal_conductivity)) {
+        !isfinite(d->thermal_conductivity) || !isfinite(d->friction) ||
+        !isfinite(d->restitution)) {
         eddy_world_set_error(w, "body def has a NaN or infinite field");
         return EDDY_ERROR_NAN;
     }

@@ -534,6 +534,8 @@ static void get_shape(wire_reader *r, eddy_shape *s) {
     s->hole = eddy_wire_get_bool(r, "shape hole");
 }
 
+enum { BODY_GRAVITY = 1u, BODY_MATERIAL = 2u }; /* a body definition's flags byte */
+
 bool eddy_codec_put_body_def(wire_writer *w, const eddy_body_def *d) {
     if (d->type != EDDY_BODY_DYNAMIC && d->type != EDDY_BODY_KINEMATIC) return false;
     eddy_wire_put_u8(w, (uint8_t)d->type);
@@ -546,7 +548,18 @@ bool eddy_codec_put_body_def(wire_writer *w, const eddy_body_def *d) {
     eddy_wire_put_f32(w, d->temperature);
     eddy_wire_put_f32(w, d->heat_capacity);
     eddy_wire_put_f32(w, d->thermal_conductivity);
-    eddy_wire_put_bool(w, d->gravity);
+    /* Bit 0: gravity. Bit 1: friction and restitution follow, written only
+     * when they are not the defaults, so every other body keeps the bytes
+     * (and digests) of builds without them; those builds refuse bit 1 as a
+     * bool that is not 0 or 1. */
+    const eddy_body_def base = eddy_body_def_default();
+    const bool material = memcmp(&d->friction, &base.friction, sizeof d->friction) != 0 ||
+                          memcmp(&d->restitution, &base.restitution, sizeof d->restitution) != 0;
+    eddy_wire_put_u8(w, (uint8_t)((d->gravity ? BODY_GRAVITY : 0u) | (material ? BODY_MATERIAL : 0u)));
+    if (material) {
+        eddy_wire_put_f32(w, d->friction);
+        eddy_wire_put_f32(w, d->restitution);
+    }
     return true;
 }
 
@@ -567,7 +580,21 @@ void eddy_codec_get_body_def(wire_reader *r, eddy_body_def *d) {
     d->temperature = eddy_wire_get_f32(r, "body temperature");
     d->heat_capacity = eddy_wire_get_f32(r, "body heat_capacity");
     d->thermal_conductivity = eddy_wire_get_f32(r, "body thermal_conductivity");
-    d->gravity = eddy_wire_get_bool(r, "body gravity");
+    const size_t at = r->pos;
+    const uint8_t flags = eddy_wire_get_u8(r, "body gravity");
+    if (flags > (BODY_GRAVITY | BODY_MATERIAL) && wire_ok(r))
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "body gravity at byte %zu is %u, flags must be 0 to 3",
+                       at, (unsigned)flags);
+    d->gravity = (flags & BODY_GRAVITY) != 0;
+    if (flags & BODY_MATERIAL) {
+        d->friction = eddy_wire_get_f32(r, "body friction");
+        d->restitution = eddy_wire_get_f32(r, "body restitution");
+        if (wire_ok(r) && !(d->friction >= 0.0f && d->friction <= EDDY_MAX_FRICTION &&
+                            d->restitution >= 0.0f && d->restitution <= 1.0f))
+            eddy_wire_fail(r, EDDY_ERROR_CORRUPT,
+                           "body friction %g or restitution %g is outside [0, %g] or [0, 1]",
+                           (double)d->friction, (double)d->restitution, (double)EDDY_MAX_FRICTION);
+    }
 }
 
 /* ---------------------------------------------------------------- input */

@@ -19,12 +19,14 @@
  *    (world frame), its point p and its depth. At most CONTAIN_MAX_CONTACTS
  *    per pair, the first ones in that order.
  * 2. Velocities. Sequential impulses: CONTAIN_ITERATIONS passes over the
- *    contacts in order. The normal impulse is inelastic (it removes the
- *    approach speed, v . n >= 0 after it), accumulated per contact and
+ *    contacts in order. The normal impulse brings the normal speed to
+ *    -e v_n (v_n the approach speed before the impulses, e the pair's
+ *    restitution, the larger of the two bodies'), or to 0 for an approach
+ *    slower than CONTAIN_BOUNCE_SPEED; it is accumulated per contact and
  *    clamped at zero, so the passes converge to the pair's impulses instead
  *    of pulling. Friction is Coulomb's, along two fixed tangents of n, the
- *    accumulated tangential impulse clamped to a disc of radius
- *    CONTAIN_FRICTION times the normal one. The relative velocity is
+ *    accumulated tangential impulse clamped to a disc of radius mu times the
+ *    normal one (mu = sqrt(mu_body mu_container): 0.5 for the defaults). The relative velocity is
  *    v_b + w_b x r_b - (v_c + w_c x r_c): a moving container's walls push
  *    and drag what they hold. A dynamic container takes the opposite
  *    impulses (momentum is exchanged, not created); a kinematic one is
@@ -51,24 +53,28 @@
 
 #include <string.h>
 
+/* Slower approaches do not bounce: a body resting on a floor meets it at
+ * g dt (0.33 m/s at 1/30 s) every substep and must stay at rest. */
+static const float CONTAIN_BOUNCE_SPEED = 0.5f;
+
 enum {
     CONTAIN_MAX_CONTACTS = 64,
     CONTAIN_ITERATIONS = 8,
     CONTAIN_POSITION_PASSES = 4,
 };
 
-static const float CONTAIN_FRICTION = 0.5f; /* Coulomb's coefficient, body on wall */
-
 typedef struct contact {
     vec3 normal;     /* world, from the wall into the container */
     vec3 tangent[2]; /* world, with normal a right-handed orthonormal basis */
     vec3 arm_body, arm_container; /* contact point minus each centre of mass */
     float mass_normal, mass_tangent[2]; /* 1 / effective inverse mass */
+    float target;    /* normal speed to reach: -e v_n before the impulses, or 0 */
     float impulse_normal, impulse_tangent[2];
 } contact;
 
 typedef struct contact_pair {
     body *held, *container;
+    float friction, restitution; /* the pair's: sqrt of the product, the larger */
     int count;
     contact c[CONTAIN_MAX_CONTACTS];
 } contact_pair;
@@ -101,6 +107,10 @@ static void tangents_of(vec3 n, vec3 t[2]) {
     t[1] = v3_cross(n, t[0]);
 }
 
+static vec3 point_velocity(const body *b, vec3 arm) {
+    return v3_add(get3(b->linear_velocity), v3_cross(get3(b->angular_velocity), arm));
+}
+
 /* 1 / (1/m + (I^-1 (r x d) x r) . d) summed over the movable bodies. */
 static float effective_mass(const contact_pair *p, vec3 arm_b, vec3 arm_c, vec3 d) {
     float k = p->held->inv_mass + v3_dot(v3_cross(inv_inertia_mul(p->held, v3_cross(arm_b, d)), arm_b), d);
@@ -121,6 +131,10 @@ static void add_contact(contact_pair *p, vec3 normal, vec3 point) {
     k->mass_normal = effective_mass(p, k->arm_body, k->arm_container, normal);
     for (int j = 0; j < 2; ++j)
         k->mass_tangent[j] = effective_mass(p, k->arm_body, k->arm_container, k->tangent[j]);
+    const vec3 rel = v3_sub(point_velocity(p->held, k->arm_body),
+                            point_velocity(p->container, k->arm_container));
+    const float approach = v3_dot(rel, normal);
+    k->target = approach < -CONTAIN_BOUNCE_SPEED ? -p->restitution * approach : 0.0f;
 }
 
 /* The held body's points in the container's frame: a sphere's centre (and
@@ -142,10 +156,6 @@ static int held_points(const body *held, const body *container, vec3 *out, int c
     return n;
 }
 
-static vec3 point_velocity(const body *b, vec3 arm) {
-    return v3_add(get3(b->linear_velocity), v3_cross(get3(b->angular_velocity), arm));
-}
-
 static void apply_impulse(contact_pair *p, const contact *k, vec3 j) {
     eddy_body_receive(p->held, j, v3_cross(k->arm_body, j), 0.0f);
     if (p->container->inv_mass != 0.0f) {
@@ -161,7 +171,7 @@ static void solve_velocities(contact_pair *p) {
             vec3 rel = v3_sub(point_velocity(p->held, k->arm_body),
                               point_velocity(p->container, k->arm_container));
             /* friction first, bounded by the normal impulse so far */
-            const float limit = CONTAIN_FRICTION * k->impulse_normal;
+            const float limit = p->friction * k->impulse_normal;
             float t[2];
             for (int j = 0; j < 2; ++j)
                 t[j] = k->impulse_tangent[j] - k->mass_tangent[j] * v3_dot(rel, k->tangent[j]);
@@ -178,7 +188,8 @@ static void solve_velocities(contact_pair *p) {
             apply_impulse(p, k, jt);
             rel = v3_sub(point_velocity(p->held, k->arm_body),
                          point_velocity(p->container, k->arm_container));
-            float lambda = k->impulse_normal - k->mass_normal * v3_dot(rel, k->normal);
+            float lambda =
+                k->impulse_normal + k->mass_normal * (k->target - v3_dot(rel, k->normal));
             if (!(lambda > 0.0f)) lambda = 0.0f;
             apply_impulse(p, k, v3_scale(k->normal, lambda - k->impulse_normal));
             k->impulse_normal = lambda;
@@ -285,6 +296,10 @@ void eddy_phase_contain_bodies(eddy_world *w) {
         if (points == 0) continue;
         pair.held = held;
         pair.container = container;
+        pair.friction = sqrtf(held->def.friction * container->def.friction);
+        pair.restitution = held->def.restitution > container->def.restitution
+                               ? held->def.restitution
+                               : container->def.restitution;
         if (!gather_contacts(&pair, q, points, radius)) continue;
         solve_velocities(&pair);
         solve_positions(&pair, q, points, radius);

@@ -90,7 +90,7 @@ static eddy_status add_noise(scene_build *b, eddy_vec3 box, float magnitude, int
 /* A dynamic body with every physical field set here, so a scene does not
  * drift when the library's body defaults change: identity orientation, at
  * rest, 300 K (the ambient temperature), heat capacity 1e5, conductivity
- * 500, gravity on. */
+ * 500, gravity on, friction 0.5 and restitution 0 on a container's walls. */
 static eddy_body_def body_def(eddy_shape shape, eddy_vec3 position, eddy_vec3 velocity, float mass) {
     eddy_body_def d = eddy_body_def_default();
     d.type = EDDY_BODY_DYNAMIC;
@@ -104,6 +104,8 @@ static eddy_body_def body_def(eddy_shape shape, eddy_vec3 position, eddy_vec3 ve
     d.heat_capacity = 1.0e5f;
     d.thermal_conductivity = 500.0f;
     d.gravity = true;
+    d.friction = 0.5f;
+    d.restitution = 0.0f;
     return d;
 }
 

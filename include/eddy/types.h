@@ -33,6 +33,7 @@ extern "C" {
 #define EDDY_MIN_HEAT_CAPACITY 1.0e-3f  /* body heat capacity range, J/K */
 #define EDDY_MAX_HEAT_CAPACITY 1.0e15f
 #define EDDY_MAX_CONDUCTIVITY 1.0e9f    /* body thermal conductivity in [0, this] */
+#define EDDY_MAX_FRICTION 10.0f         /* body friction coefficient in [0, this] */
 #define EDDY_MAX_FORCE 1.0e15f          /* |component| of an input force, torque or impulse */
 
 typedef enum eddy_velocity_method {
@@ -246,6 +247,11 @@ typedef struct eddy_body_def {
                                   [EDDY_MIN_HEAT_CAPACITY, EDDY_MAX_HEAT_CAPACITY] */
     float thermal_conductivity;/* fluid-body heat exchange (default 500),
                                   [0, EDDY_MAX_CONDUCTIVITY] */
+    float friction;            /* Coulomb coefficient against the walls of the container that
+                                  holds the body (default 0.5), [0, EDDY_MAX_FRICTION]; a pair
+                                  uses sqrt(body's x container's) */
+    float restitution;         /* normal speed kept when bouncing off a container's wall
+                                  (default 0), [0, 1]; a pair uses the larger of the two */
     bool gravity;              /* world gravity and fluid buoyancy act (default true) */
     uint64_t user_data;        /* the game's; never read, hashed or recorded (default 0) */
     int internal_value;        /* set by eddy_body_def_default */

@@ -226,6 +226,7 @@ static void fill_body_commands(full_input *f) {
     f->body[7].type = EDDY_BODY_CREATE;
     f->body[7].def = eddy_body_def_default();
     f->body[7].def.gravity = false;
+    f->body[7].def.restitution = 0.75f;
 }
 
 static const eddy_input *full(full_input *f) {
@@ -267,6 +268,7 @@ Test(codec, input_round_trip_of_every_command) {
     cr_assert_eq(bd->shape.hole, true);
     cr_assert_eq(bd->type, EDDY_BODY_KINEMATIC);
     cr_assert_eq(in->body_commands[7].def.gravity, false);
+    cr_assert(same_bits(in->body_commands[7].def.restitution, 0.75f));
     cr_assert_eq(in->body_commands[4].body.generation, 28);
     cr_assert(same_bits(in->body_commands[4].point.z, -0.0f));
     encode(in, &again);
@@ -401,6 +403,59 @@ Test(codec, input_decode_survives_random_bytes) {
     }
     eddy_input_storage_destroy(s);
     eddy_bytes_free(&tmp);
+}
+
+/* A body's friction and restitution reach the bytes only when they are not
+ * the defaults (flags bit 1), so every other body keeps its old bytes; a
+ * decoded value outside its range, or a flags byte above 3, is refused. */
+static void encode_create(const eddy_body_def *d, eddy_bytes *out) {
+    eddy_body_command c;
+    memset(&c, 0, sizeof c);
+    c.type = EDDY_BODY_CREATE;
+    c.def = *d;
+    eddy_input in = {0};
+    in.body_commands = &c;
+    in.body_command_count = 1;
+    encode(&in, out);
+}
+
+Test(codec, body_material_is_written_only_when_set) {
+    eddy_bytes plain = {0}, material = {0};
+    eddy_body_def d = eddy_body_def_default();
+    encode_create(&d, &plain);
+    cr_assert_eq(plain.data[plain.size - 1], 1, "default body: the flags byte is gravity alone");
+    d.friction = 0.25f;
+    d.restitution = 0.625f;
+    encode_create(&d, &material);
+    cr_assert_eq(material.size, plain.size + 8, "friction and restitution: 8 more bytes");
+    cr_assert_eq(material.data[material.size - 9], 3);
+    eddy_input_storage *s = eddy_input_storage_create();
+    const eddy_input *out;
+    char message[256];
+    cr_assert_eq(eddy_input_decode(material.data, material.size, s, &out, message, sizeof message),
+                 EDDY_OK, "%s", message);
+    cr_assert(same_bits(out->body_commands[0].def.friction, 0.25f));
+    cr_assert(same_bits(out->body_commands[0].def.restitution, 0.625f));
+    cr_assert_eq(eddy_input_decode(plain.data, plain.size, s, &out, message, sizeof message),
+                 EDDY_OK, "%s", message);
+    cr_assert(same_bits(out->body_commands[0].def.friction, 0.5f));
+    cr_assert(same_bits(out->body_commands[0].def.restitution, 0.0f));
+    /* restitution 1.5 (0x3fc00000, little-endian) is out of range */
+    material.data[material.size - 2] = 0xc0;
+    material.data[material.size - 1] = 0x3f;
+    cr_assert_eq(eddy_input_decode(material.data, material.size, s, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    cr_assert(strstr(message, "restitution") != NULL, "%s", message);
+    plain.data[plain.size - 1] = 4;
+    cr_assert_eq(eddy_input_decode(plain.data, plain.size, s, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    cr_assert(strstr(message, "flags") != NULL, "%s", message);
+    plain.data[plain.size - 1] = 3; /* material announced, not there */
+    cr_assert_neq(eddy_input_decode(plain.data, plain.size, s, &out, message, sizeof message),
+                  EDDY_OK);
+    eddy_input_storage_destroy(s);
+    eddy_bytes_free(&plain);
+    eddy_bytes_free(&material);
 }
 
 Test(codec, input_decode_refuses_version_and_bad_bools) {
