@@ -20,38 +20,8 @@
 #include <string.h>
 
 #include "eddy/eddy.h"
+#include "rigid_reference.h"
 #include "scenes.h"
-
-typedef struct dvec {
-    double x, y, z;
-} dvec;
-
-static dvec dv(eddy_vec3 v) { return (dvec){(double)v.x, (double)v.y, (double)v.z}; }
-static double ddot(dvec a, dvec b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static dvec dsub(dvec a, dvec b) { return (dvec){a.x - b.x, a.y - b.y, a.z - b.z}; }
-static dvec dadd(dvec a, dvec b) { return (dvec){a.x + b.x, a.y + b.y, a.z + b.z}; }
-
-/* Rotation matrix (body to world) of a unit quaternion (x, y, z, w). */
-static void quat_matrix(eddy_quat q, double r[3][3]) {
-    const double qx = (double)q.x, qy = (double)q.y, qz = (double)q.z, qw = (double)q.w;
-    const double n = sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
-    const double x = qx / n, y = qy / n, z = qz / n, w = qw / n;
-    r[0][0] = 1 - 2 * (y * y + z * z); r[0][1] = 2 * (x * y - w * z); r[0][2] = 2 * (x * z + w * y);
-    r[1][0] = 2 * (x * y + w * z); r[1][1] = 1 - 2 * (x * x + z * z); r[1][2] = 2 * (y * z - w * x);
-    r[2][0] = 2 * (x * z - w * y); r[2][1] = 2 * (y * z + w * x); r[2][2] = 1 - 2 * (x * x + y * y);
-}
-
-static dvec mat_mul(const double m[3][3], dvec v) {
-    return (dvec){m[0][0] * v.x + m[0][1] * v.y + m[0][2] * v.z,
-                  m[1][0] * v.x + m[1][1] * v.y + m[1][2] * v.z,
-                  m[2][0] * v.x + m[2][1] * v.y + m[2][2] * v.z};
-}
-
-static dvec mat_tmul(const double m[3][3], dvec v) {
-    return (dvec){m[0][0] * v.x + m[1][0] * v.y + m[2][0] * v.z,
-                  m[0][1] * v.x + m[1][1] * v.y + m[2][1] * v.z,
-                  m[0][2] * v.x + m[1][2] * v.y + m[2][2] * v.z};
-}
 
 static eddy_world *make_world(int workers) {
     eddy_world_def d = eddy_world_def_default();

@@ -26,6 +26,7 @@
 
 #include "core.h" /* a body's shape (container walls) and gravity flag */
 #include "eddy/eddy.h"
+#include "rigid_reference.h"
 #include "scenes.h"
 #include "scene_trace.h"
 
@@ -36,20 +37,6 @@
 enum { TEST_WORKERS = 2 };
 
 /* ================================================================ helpers */
-
-typedef struct dvec {
-    double x, y, z;
-} dvec;
-
-static dvec dv(eddy_vec3 v) { return (dvec){(double)v.x, (double)v.y, (double)v.z}; }
-static dvec dsub(dvec a, dvec b) { return (dvec){a.x - b.x, a.y - b.y, a.z - b.z}; }
-static dvec dscale(dvec a, double s) { return (dvec){a.x * s, a.y * s, a.z * s}; }
-static double ddot(dvec a, dvec b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static dvec dcross(dvec a, dvec b) {
-    return (dvec){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-static double dnorm(dvec a) { return sqrt(ddot(a, a)); }
-static dvec dunit(dvec a) { return dscale(a, 1.0 / dnorm(a)); }
 
 /* The coupling bounds here were measured with the original treecode
  * traversal (the default), and these worlds run with it. With the opt-in
