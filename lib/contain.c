@@ -113,7 +113,8 @@ static vec3 point_velocity(const body *b, vec3 arm) {
 
 /* 1 / (1/m + (I^-1 (r x d) x r) . d) summed over the movable bodies. */
 static float effective_mass(const contact_pair *p, vec3 arm_b, vec3 arm_c, vec3 d) {
-    float k = p->held->inv_mass + v3_dot(v3_cross(inv_inertia_mul(p->held, v3_cross(arm_b, d)), arm_b), d);
+    const body *b = p->held;
+    float k = b->inv_mass + v3_dot(v3_cross(inv_inertia_mul(b, v3_cross(arm_b, d)), arm_b), d);
     const body *c = p->container;
     if (c->inv_mass != 0.0f)
         k += c->inv_mass + v3_dot(v3_cross(inv_inertia_mul(c, v3_cross(arm_c, d)), arm_c), d);
