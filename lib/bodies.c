@@ -151,12 +151,6 @@ eddy_status eddy_body_def_check(eddy_world *w, const eddy_body_def *d) {
     return body_def_check_setup(w, d);
 }
 
-static mat3 m3_from(const float a[3][3]) {
-    mat3 r;
-    memcpy(r.m, a, sizeof r.m);
-    return r;
-}
-
 /* Power of two near the largest |element| (1 for a zero matrix). */
 static float m3_scale_pow2(const mat3 *a) {
     float big = 0.0f;
@@ -213,7 +207,7 @@ static void body_update_frame(body *b) {
     b->orientation[0] = q.x; b->orientation[1] = q.y; b->orientation[2] = q.z; b->orientation[3] = q.w;
     mat3 r = q_to_m3(q);
     memcpy(b->rotation, r.m, sizeof r.m);
-    mat3 ib = m3_from(b->inv_inertia_body);
+    mat3 ib = m3_load(b->inv_inertia_body);
     mat3 rt = m3_transpose(&r);
     mat3 t = m3_mul(&r, &ib);
     mat3 iw = m3_mul(&t, &rt);
@@ -221,13 +215,13 @@ static void body_update_frame(body *b) {
 }
 
 static vec3 body_iw_mul(const body *b, vec3 v) {
-    mat3 iw = m3_from(b->inv_inertia_world);
+    mat3 iw = m3_load(b->inv_inertia_world);
     return m3_mul_v(&iw, v);
 }
 
 /* L = Iw omega with Iw = R Ib R^T (Ib from the inverse). */
 static vec3 body_angular_momentum_of(const body *b, vec3 omega, const mat3 *inertia_body) {
-    mat3 r = m3_from(b->rotation);
+    mat3 r = m3_load(b->rotation);
     vec3 local = m3_tmul_v(&r, omega);
     return m3_mul_v(&r, m3_mul_v(inertia_body, local));
 }
@@ -247,7 +241,6 @@ bool eddy_body_rebuild_derived(body *b) {
 }
 
 static void set3(float d[3], vec3 v) { d[0] = v.x; d[1] = v.y; d[2] = v.z; }
-static vec3 get3(const float d[3]) { return (vec3){d[0], d[1], d[2]}; }
 
 static bool body_setup(body *b, const eddy_body_def *def) {
     b->def = *def;
@@ -448,18 +441,18 @@ eddy_status eddy_bodies_validate_commands(eddy_world *w, const eddy_input *in) {
 
 static void body_apply_impulse(body *b, vec3 j, vec3 point) {
     if (b->inv_mass == 0.0f) return;
-    vec3 p = v3_add(get3(b->linear_momentum), j);
+    vec3 p = v3_add(v3_load(b->linear_momentum), j);
     set3(b->linear_momentum, p);
     set3(b->linear_velocity, v3_scale(p, b->inv_mass));
-    vec3 arm = v3_sub(point, get3(b->position));
-    vec3 l = v3_add(get3(b->angular_momentum), v3_cross(arm, j));
+    vec3 arm = v3_sub(point, v3_load(b->position));
+    vec3 l = v3_add(v3_load(b->angular_momentum), v3_cross(arm, j));
     set3(b->angular_momentum, l);
     set3(b->angular_velocity, body_iw_mul(b, l));
 }
 
 static void body_apply_angular_impulse(body *b, vec3 j) {
     if (b->inv_mass == 0.0f) return;
-    vec3 l = v3_add(get3(b->angular_momentum), j);
+    vec3 l = v3_add(v3_load(b->angular_momentum), j);
     set3(b->angular_momentum, l);
     set3(b->angular_velocity, body_iw_mul(b, l));
 }
@@ -495,10 +488,10 @@ bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in) {
             b->vertex_count = 0;
             break;
         case EDDY_BODY_FORCE:
-            set3(b->input_force, v3_add(get3(b->input_force), v3_from(c->vector)));
+            set3(b->input_force, v3_add(v3_load(b->input_force), v3_from(c->vector)));
             break;
         case EDDY_BODY_TORQUE:
-            set3(b->input_torque, v3_add(get3(b->input_torque), v3_from(c->vector)));
+            set3(b->input_torque, v3_add(v3_load(b->input_torque), v3_from(c->vector)));
             break;
         case EDDY_BODY_IMPULSE: body_apply_impulse(b, v3_from(c->vector), v3_from(c->point)); break;
         case EDDY_BODY_ANGULAR_IMPULSE: body_apply_angular_impulse(b, v3_from(c->vector)); break;
@@ -506,9 +499,9 @@ bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in) {
             const eddy_body_pose old = eddy_body_pose_of(b);
             const float inv_dt = 1.0f / w->def.dt;
             set3(b->frame_acceleration,
-                 v3_scale(v3_sub(v3_from(c->linear_velocity), get3(b->linear_velocity)), inv_dt));
+                 v3_scale(v3_sub(v3_from(c->linear_velocity), v3_load(b->linear_velocity)), inv_dt));
             set3(b->frame_angular_acceleration,
-                 v3_scale(v3_sub(v3_from(c->angular_velocity), get3(b->angular_velocity)), inv_dt));
+                 v3_scale(v3_sub(v3_from(c->angular_velocity), v3_load(b->angular_velocity)), inv_dt));
             set3(b->position, v3_from(c->position));
             b->orientation[0] = c->orientation.x; b->orientation[1] = c->orientation.y;
             b->orientation[2] = c->orientation.z; b->orientation[3] = c->orientation.w;
@@ -526,12 +519,12 @@ bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in) {
 
 /* ---------------------------------------------------------------- integration */
 static void integrate_dynamic(body *b, float dt) {
-    const vec3 force = v3_add(get3(b->force), get3(b->input_force));
-    const vec3 torque = v3_add(get3(b->torque), get3(b->input_torque));
-    const vec3 p0 = get3(b->linear_momentum);
+    const vec3 force = v3_add(v3_load(b->force), v3_load(b->input_force));
+    const vec3 torque = v3_add(v3_load(b->torque), v3_load(b->input_torque));
+    const vec3 p0 = v3_load(b->linear_momentum);
     const vec3 p1 = v3_add(p0, v3_scale(force, dt));
-    set3(b->position, v3_add(get3(b->position), v3_scale(v3_add(p0, p1), 0.5f * dt * b->inv_mass)));
-    const vec3 l0 = get3(b->angular_momentum);
+    set3(b->position, v3_add(v3_load(b->position), v3_scale(v3_add(p0, p1), 0.5f * dt * b->inv_mass)));
+    const vec3 l0 = v3_load(b->angular_momentum);
     const vec3 l1 = v3_add(l0, v3_scale(torque, dt));
     /* Midpoint rule: the angular velocity of the mid-step momentum, taken
      * with the inertia of the mid-step orientation (second order; the
@@ -553,9 +546,9 @@ static void integrate_dynamic(body *b, float dt) {
 }
 
 static void integrate_kinematic(body *b, float dt) {
-    set3(b->position, v3_add(get3(b->position), v3_scale(get3(b->linear_velocity), dt)));
+    set3(b->position, v3_add(v3_load(b->position), v3_scale(v3_load(b->linear_velocity), dt)));
     quat q = {b->orientation[0], b->orientation[1], b->orientation[2], b->orientation[3]};
-    q = q_integrate(q, get3(b->angular_velocity), dt);
+    q = q_integrate(q, v3_load(b->angular_velocity), dt);
     b->orientation[0] = q.x; b->orientation[1] = q.y; b->orientation[2] = q.z; b->orientation[3] = q.w;
     body_update_frame(b);
 }
@@ -588,7 +581,7 @@ void eddy_bodies_end_step(eddy_world *w) {
 /* Apply a linear and angular impulse and heat from the fluid (collide.c). */
 void eddy_body_receive(body *b, vec3 linear, vec3 angular, float heat) {
     if (b->inv_mass != 0.0f) {
-        vec3 p = v3_add(get3(b->linear_momentum), linear);
+        vec3 p = v3_add(v3_load(b->linear_momentum), linear);
         set3(b->linear_momentum, p);
         set3(b->linear_velocity, v3_scale(p, b->inv_mass));
         body_apply_angular_impulse(b, angular);
@@ -617,13 +610,13 @@ eddy_status eddy_world_get_body(const eddy_world *w, eddy_body_id id, eddy_body_
     const body *b = body_get((eddy_world *)(uintptr_t)w, id);
     if (!b) return EDDY_ERROR_NOT_FOUND;
     out->type = b->def.type;
-    out->position = v3_to(get3(b->position));
+    out->position = v3_to(v3_load(b->position));
     out->orientation = (eddy_quat){b->orientation[0], b->orientation[1], b->orientation[2],
                                    b->orientation[3]};
-    out->linear_velocity = v3_to(get3(b->linear_velocity));
-    out->angular_velocity = v3_to(get3(b->angular_velocity));
-    out->linear_momentum = v3_to(get3(b->linear_momentum));
-    out->angular_momentum = v3_to(get3(b->angular_momentum));
+    out->linear_velocity = v3_to(v3_load(b->linear_velocity));
+    out->angular_velocity = v3_to(v3_load(b->angular_velocity));
+    out->linear_momentum = v3_to(v3_load(b->linear_momentum));
+    out->angular_momentum = v3_to(v3_load(b->angular_momentum));
     out->mass = b->def.mass;
     out->volume = b->volume;
     out->temperature = b->temperature;

@@ -79,17 +79,8 @@ typedef struct contact_pair {
     contact c[CONTAIN_MAX_CONTACTS];
 } contact_pair;
 
-static vec3 get3(const float d[3]) { return (vec3){d[0], d[1], d[2]}; }
-
-static mat3 rotation_of(const body *b) {
-    mat3 r;
-    memcpy(r.m, b->rotation, sizeof r.m);
-    return r;
-}
-
 static vec3 inv_inertia_mul(const body *b, vec3 v) {
-    mat3 iw;
-    memcpy(iw.m, b->inv_inertia_world, sizeof iw.m);
+    const mat3 iw = m3_load(b->inv_inertia_world);
     return m3_mul_v(&iw, v);
 }
 
@@ -108,7 +99,13 @@ static void tangents_of(vec3 n, vec3 t[2]) {
 }
 
 static vec3 point_velocity(const body *b, vec3 arm) {
-    return v3_add(get3(b->linear_velocity), v3_cross(get3(b->angular_velocity), arm));
+    return v3_add(v3_load(b->linear_velocity), v3_cross(v3_load(b->angular_velocity), arm));
+}
+
+/* The held body's velocity at contact k relative to the container's. */
+static vec3 relative_velocity(const contact_pair *p, const contact *k) {
+    return v3_sub(point_velocity(p->held, k->arm_body),
+                  point_velocity(p->container, k->arm_container));
 }
 
 /* 1 / (1/m + (I^-1 (r x d) x r) . d) summed over the movable bodies. */
@@ -127,14 +124,12 @@ static void add_contact(contact_pair *p, vec3 normal, vec3 point) {
     memset(k, 0, sizeof *k);
     k->normal = normal;
     tangents_of(normal, k->tangent);
-    k->arm_body = v3_sub(point, get3(p->held->position));
-    k->arm_container = v3_sub(point, get3(p->container->position));
+    k->arm_body = v3_sub(point, v3_load(p->held->position));
+    k->arm_container = v3_sub(point, v3_load(p->container->position));
     k->mass_normal = effective_mass(p, k->arm_body, k->arm_container, normal);
     for (int j = 0; j < 2; ++j)
         k->mass_tangent[j] = effective_mass(p, k->arm_body, k->arm_container, k->tangent[j]);
-    const vec3 rel = v3_sub(point_velocity(p->held, k->arm_body),
-                            point_velocity(p->container, k->arm_container));
-    const float approach = v3_dot(rel, normal);
+    const float approach = v3_dot(relative_velocity(p, k), normal);
     k->target = approach < -CONTAIN_BOUNCE_SPEED ? -p->restitution * approach : 0.0f;
 }
 
@@ -142,15 +137,15 @@ static void add_contact(contact_pair *p, vec3 normal, vec3 point) {
  * its radius), a polytope's vertices. Returns the number of points. */
 static int held_points(const body *held, const body *container, vec3 *out, int capacity,
                        float *radius) {
-    const mat3 rc = rotation_of(container);
-    const vec3 centre = v3_sub(get3(held->position), get3(container->position));
+    const mat3 rc = m3_load(container->rotation);
+    const vec3 centre = v3_sub(v3_load(held->position), v3_load(container->position));
     if (held->def.shape.type == EDDY_SHAPE_SPHERE) {
         *radius = held->def.shape.radius;
         out[0] = m3_tmul_v(&rc, centre);
         return 1;
     }
     *radius = 0.0f;
-    const mat3 rb = rotation_of(held);
+    const mat3 rb = m3_load(held->rotation);
     const int n = held->vertex_count < capacity ? held->vertex_count : capacity;
     for (int k = 0; k < n; ++k)
         out[k] = m3_tmul_v(&rc, v3_add(centre, m3_mul_v(&rb, v3_from(held->vertices[k]))));
@@ -169,8 +164,7 @@ static void solve_velocities(contact_pair *p) {
     for (int it = 0; it < CONTAIN_ITERATIONS; ++it)
         for (int n = 0; n < p->count; ++n) {
             contact *k = &p->c[n];
-            vec3 rel = v3_sub(point_velocity(p->held, k->arm_body),
-                              point_velocity(p->container, k->arm_container));
+            vec3 rel = relative_velocity(p, k);
             /* friction first, bounded by the normal impulse so far */
             const float limit = p->friction * k->impulse_normal;
             float t[2];
@@ -187,8 +181,7 @@ static void solve_velocities(contact_pair *p) {
             k->impulse_tangent[0] = t[0];
             k->impulse_tangent[1] = t[1];
             apply_impulse(p, k, jt);
-            rel = v3_sub(point_velocity(p->held, k->arm_body),
-                         point_velocity(p->container, k->arm_container));
+            rel = relative_velocity(p, k);
             float lambda =
                 k->impulse_normal + k->mass_normal * (k->target - v3_dot(rel, k->normal));
             if (!(lambda > 0.0f)) lambda = 0.0f;
@@ -202,8 +195,8 @@ enum { CONTAIN_MAX_POINTS = 256 };
 /* Gathers the pair's contacts; false when the body touches no wall. */
 static bool gather_contacts(contact_pair *p, const vec3 *q, int points, float radius) {
     const eddy_shape *s = &p->container->def.shape;
-    const mat3 rc = rotation_of(p->container);
-    const vec3 centre = get3(p->held->position);
+    const mat3 rc = m3_load(p->container->rotation);
+    const vec3 centre = v3_load(p->held->position);
     p->count = 0;
     for (int i = 0; i < s->plane_count; ++i) {
         const vec3 n = v3_from(s->planes[i].normal);
@@ -214,7 +207,7 @@ static bool gather_contacts(contact_pair *p, const vec3 *q, int points, float ra
             /* the sphere's deepest point, or the vertex (centre + R_c (q_k - q_centre)) */
             const vec3 point =
                 radius > 0.0f ? v3_add(centre, v3_scale(inward, -radius))
-                              : v3_add(get3(p->container->position), m3_mul_v(&rc, q[k]));
+                              : v3_add(v3_load(p->container->position), m3_mul_v(&rc, q[k]));
             add_contact(p, inward, point);
         }
     }
@@ -246,7 +239,7 @@ static void solve_positions(contact_pair *p, const vec3 *q, int points, float ra
         }
         if (!moved) break;
     }
-    const mat3 rc = rotation_of(p->container);
+    const mat3 rc = m3_load(p->container->rotation);
     const vec3 d = m3_mul_v(&rc, shift);
     body *b = p->held;
     b->position[0] += d.x;
@@ -256,8 +249,8 @@ static void solve_positions(contact_pair *p, const vec3 *q, int points, float ra
 
 /* The centre of `held` lies inside `container`. */
 static bool holds(const body *container, const body *held) {
-    const mat3 rc = rotation_of(container);
-    const vec3 q = m3_tmul_v(&rc, v3_sub(get3(held->position), get3(container->position)));
+    const mat3 rc = m3_load(container->rotation);
+    const vec3 q = m3_tmul_v(&rc, v3_sub(v3_load(held->position), v3_load(container->position)));
     int plane = 0;
     return eddy_polytope_contact_distance(&container->def.shape, q, &plane) > 0.0f;
 }

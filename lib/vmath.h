@@ -6,6 +6,8 @@
 
 #include "core.h"
 
+#include <string.h>
+
 typedef struct mat3 {
     float m[3][3]; /* row-major: m[row][col] */
 } mat3;
@@ -29,6 +31,13 @@ static inline vec3 v3_normalize(vec3 a) {
 }
 static inline vec3 v3_from(eddy_vec3 a) { return (vec3){a.x, a.y, a.z}; }
 static inline eddy_vec3 v3_to(vec3 a) { return (eddy_vec3){a.x, a.y, a.z}; }
+/* A body's float[3] and float[3][3] fields as a vec3 and a mat3. */
+static inline vec3 v3_load(const float d[3]) { return (vec3){d[0], d[1], d[2]}; }
+static inline mat3 m3_load(const float a[3][3]) {
+    mat3 r;
+    memcpy(r.m, a, sizeof r.m);
+    return r;
+}
 
 static inline vec3 m3_mul_v(const mat3 *a, vec3 v) {
     return (vec3){a->m[0][0] * v.x + a->m[0][1] * v.y + a->m[0][2] * v.z,
