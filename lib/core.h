@@ -156,6 +156,9 @@ static inline int grid_cell_count(const grid_shape *g) {
 void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells);
 /* Parent layer: cell counts halved (min 1), same min/extent. */
 void eddy_grid_decimate(grid_shape *parent, const grid_shape *child);
+/* Parent layer for cells as near cubic as the counts allow: only the axes
+ * whose cells are clearly the shortest are halved (all when none is). */
+void eddy_grid_coarsen_cubic(grid_shape *parent, const grid_shape *child);
 /* Continuous cell coordinate along axis a, clamped to [0, cells]; index and
  * fraction within the cell. Clamping makes out-of-grid queries take the
  * boundary value instead of reading outside the arrays; NaN maps to 0.
@@ -494,6 +497,7 @@ bool eddy_density_rebuilds_tree(const eddy_world *w);
 void eddy_phase_pack_flow(eddy_world *w);
 void eddy_phase_density_grid(eddy_world *w); /* the rho' grid alone (Heun's second solve) */
 bool eddy_phase_build_grid_and_tree(eddy_world *w); /* build_grid, the tree always built */
+bool eddy_phase_build_tree(eddy_world *w); /* tree (and multipole moments) over the partition */
 
 /* Containers carry their interior (carry.c). */
 typedef struct eddy_body_pose {
@@ -549,8 +553,11 @@ void eddy_body_receive(body *b, vec3 linear, vec3 angular, float heat);
 bool eddy_body_rebuild_derived(body *b);
 
 /* Influence tree (tree.c) and partition (partition.c). */
+/* Levels: every axis halved per level (the original's tree), or, with
+ * cubic_levels, eddy_grid_coarsen_cubic's near-cubic cells (the multipole's:
+ * its acceptance test measures a cell by its longest edge). */
 bool eddy_tree_build(influence_tree *t, task_system *ts, const grid_shape *template_grid,
-                const particle_array *v, const partition *part);
+                     const particle_array *v, const partition *part, bool cubic_levels);
 void eddy_tree_free(influence_tree *t);
 /* First moments of every cell of a built tree (tree.c). */
 bool eddy_tree_build_moments(influence_tree *t, task_system *ts, const particle_array *v,

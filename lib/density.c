@@ -341,7 +341,7 @@ bool eddy_phase_density(eddy_world *w, float dt) {
     eddy_parallel_for(&w->tasks, w->vortons.count, BAROCLINIC_CHUNK, baroclinic_chunk, &bj);
     /* The velocity of this step sees the vorticity just generated
      * (symplectic order, see the note at the top): re-aggregate the tree. */
-    return eddy_tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part);
+    return eddy_phase_build_tree(w);
 }
 
 void eddy_phase_pack_flow(eddy_world *w) {

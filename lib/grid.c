@@ -54,14 +54,34 @@ void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int t
     }
 }
 
-void eddy_grid_decimate(grid_shape *parent, const grid_shape *child) {
+/* The parent layer with the axes in `halve` (bit a: axis a) halved. */
+static void coarsen_axes(grid_shape *parent, const grid_shape *child, unsigned halve) {
     for (int a = 0; a < 3; ++a) {
         parent->min[a] = child->min[a];
         parent->extent[a] = child->extent[a];
-        parent->cells[a] = child->cells[a] > 1 ? child->cells[a] / 2 : 1;
+        parent->cells[a] = (halve >> a & 1u) && child->cells[a] > 1 ? child->cells[a] / 2
+                                                                     : child->cells[a];
         parent->points[a] = parent->cells[a] + 1;
         parent->spacing[a] = parent->extent[a] / (float)parent->cells[a];
         parent->inv_spacing[a] =
             parent->extent[a] > 0.0f ? (float)parent->cells[a] / parent->extent[a] : 0.0f;
     }
+}
+
+void eddy_grid_decimate(grid_shape *parent, const grid_shape *child) {
+    coarsen_axes(parent, child, 7u);
+}
+
+/* Halve the axes whose cells are clearly shorter (under 3/4) than the longest
+ * cell edge among the axes still split; when none is, halve every axis. A
+ * grid of 2:1 cells (16x16x32 over a near cube) thus gets cubic cells from
+ * its first parent on, and every level above stays cubic. */
+void eddy_grid_coarsen_cubic(grid_shape *parent, const grid_shape *child) {
+    float longest = 0.0f;
+    for (int a = 0; a < 3; ++a)
+        if (child->cells[a] > 1 && child->spacing[a] > longest) longest = child->spacing[a];
+    unsigned halve = 0;
+    for (int a = 0; a < 3; ++a)
+        if (child->cells[a] > 1 && child->spacing[a] < 0.75f * longest) halve |= 1u << a;
+    coarsen_axes(parent, child, halve ? halve : 7u);
 }

@@ -120,11 +120,14 @@ static bool tree_reserve(influence_tree *t, int level, int cells) {
 }
 
 bool eddy_tree_build(influence_tree *t, task_system *ts, const grid_shape *template_grid,
-                const particle_array *v, const partition *part) {
+                     const particle_array *v, const partition *part, bool cubic_levels) {
     t->layer[0] = *template_grid;
     t->levels = 1;
     while (t->levels < TREE_MAX_LEVELS && grid_cell_count(&t->layer[t->levels - 1]) > 1) {
-        eddy_grid_decimate(&t->layer[t->levels], &t->layer[t->levels - 1]);
+        if (cubic_levels)
+            eddy_grid_coarsen_cubic(&t->layer[t->levels], &t->layer[t->levels - 1]);
+        else
+            eddy_grid_decimate(&t->layer[t->levels], &t->layer[t->levels - 1]);
         ++t->levels;
     }
     for (int l = 0; l < t->levels; ++l)

@@ -38,15 +38,10 @@ bool eddy_phase_build_grid(eddy_world *w) {
     eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
     if (!eddy_grid_arrays_reserve(w, grid_point_count(&w->grid))) return false;
     if (!eddy_partition_build(&w->part, &w->tasks, &w->grid, &w->vortons)) return false;
-    const bool moments = uses_moments(w);
     /* Nothing reads the tree before the density phase; when that phase
-     * re-aggregates it, this build would be overwritten unread, except for
-     * the multipole moments, which are taken about its centroids. */
-    const bool overwritten = !moments && eddy_density_rebuilds_tree(w);
-    if (!overwritten && !eddy_tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part))
-        return false;
-    if (moments && !eddy_tree_build_moments(&w->tree, &w->tasks, &w->vortons, &w->part))
-        return false;
+     * re-aggregates it (after generating vorticity), this build would be
+     * overwritten unread. */
+    if (!eddy_density_rebuilds_tree(w) && !eddy_phase_build_tree(w)) return false;
     const grid_shape *g = &w->grid;
     float cell_volume = 1.0f;
     for (int a = 0; a < 3; ++a) cell_volume *= g->spacing[a];
@@ -56,13 +51,21 @@ bool eddy_phase_build_grid(eddy_world *w) {
     return true;
 }
 
+/* The influence tree over the partition, with the multipole's near-cubic
+ * levels and moments when the step uses that traversal. */
+bool eddy_phase_build_tree(eddy_world *w) {
+    const bool multipole = uses_moments(w);
+    if (!eddy_tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part, multipole))
+        return false;
+    return !multipole || eddy_tree_build_moments(&w->tree, &w->tasks, &w->vortons, &w->part);
+}
+
 /* The same, with the tree always aggregated: for a second solve within a
  * step (Heun's, lib/world.c), which no density phase re-aggregates. */
 bool eddy_phase_build_grid_and_tree(eddy_world *w) {
     if (!eddy_phase_build_grid(w)) return false;
     if (!w->grid_valid) return true;
-    if (!uses_moments(w) && eddy_density_rebuilds_tree(w)) /* build_grid skipped it */
-        return eddy_tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part);
+    if (eddy_density_rebuilds_tree(w)) return eddy_phase_build_tree(w); /* build_grid skipped it */
     return true;
 }
 

@@ -169,6 +169,51 @@ Test(grid, decimate_halves_to_one_cell) {
     cr_expect_eq(p.cells[0], g.cells[0] / 2);
 }
 
+/* The multipole's levels (eddy_grid_coarsen_cubic): a grid of 2:1 cells gets
+ * cubic cells at its first parent, a cubic grid is halved on every axis (as
+ * eddy_grid_decimate), and every level's cells stay within 2:1 on the axes
+ * still split, down to one cell. */
+Test(grid, coarsen_cubic_evens_out_cells) {
+    grid_shape g;
+    define(&g, 0, 0, 0, 1, 1, 1.08f, 4096); /* a cube of 4096 vortons stretched 8 % */
+    expect_cells(&g, 16, 16, 32);
+    grid_shape p;
+    eddy_grid_coarsen_cubic(&p, &g);
+    expect_cells(&p, 16, 16, 16);
+    cr_expect_eq(p.spacing[2], 2.0f * g.spacing[2]);
+    cr_expect_eq(p.spacing[0], g.spacing[0]);
+    cr_expect_eq(p.min[2], g.min[2]);
+    cr_expect_eq(p.extent[2], g.extent[2]);
+    grid_shape cube, half;
+    define(&cube, 0, 0, 0, 1, 1, 1, 4096);
+    eddy_grid_coarsen_cubic(&p, &cube);
+    eddy_grid_decimate(&half, &cube);
+    cr_expect_eq(memcmp(&p, &half, sizeof p), 0);
+    const float boxes[][6] = {{0, 0, 0, 1, 1, 1.08f}, {-2, 0, 1, 6, 0.5f, 3},
+                              {0, 0, 0, 8, 1, 0.25f}, {0, 0, 0, 4, 4, 0}};
+    for (size_t k = 0; k < sizeof boxes / sizeof boxes[0]; ++k) {
+        const float *b = boxes[k];
+        define(&g, b[0], b[1], b[2], b[3], b[4], b[5], 5000);
+        int levels = 1;
+        while (grid_cell_count(&g) > 1) {
+            eddy_grid_coarsen_cubic(&p, &g);
+            float lo = 0.0f, hi = 0.0f;
+            for (int a = 0; a < 3; ++a) {
+                cr_assert(p.cells[a] == g.cells[a] || 2 * p.cells[a] == g.cells[a]);
+                cr_assert_eq(p.points[a], p.cells[a] + 1);
+                if (p.cells[a] < 2) continue;
+                lo = lo == 0.0f || p.spacing[a] < lo ? p.spacing[a] : lo;
+                hi = p.spacing[a] > hi ? p.spacing[a] : hi;
+            }
+            cr_assert(grid_cell_count(&p) < grid_cell_count(&g), "box %zu: no axis halved", k);
+            cr_expect(hi <= 2.0f * lo * (1.0f + 1e-6f), "box %zu level %d: cells %g to %g", k,
+                      levels, (double)lo, (double)hi);
+            g = p;
+            cr_assert(++levels <= TREE_MAX_LEVELS, "box %zu: too many levels", k);
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- lookup */
 
 Test(grid, locate_inside) {

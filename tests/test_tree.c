@@ -117,7 +117,14 @@ static void build(built *b, const particle_array *v, float r, int target) {
     eddy_grid_define(&b->grid, lo, hi, target > 0 ? target : v->count);
     cr_assert(eddy_partition_build(&b->part, NULL, &b->grid, v));
     task_system ts = inline_tasks();
-    cr_assert(eddy_tree_build(&b->tree, &ts, &b->grid, v, &b->part));
+    cr_assert(eddy_tree_build(&b->tree, &ts, &b->grid, v, &b->part, false));
+}
+
+/* The tree the multipole traversal walks: near-cubic levels, with moments. */
+static void multipole_tree(built *b, const particle_array *v) {
+    task_system ts = inline_tasks();
+    cr_assert(eddy_tree_build(&b->tree, &ts, &b->grid, v, &b->part, true));
+    cr_assert(eddy_tree_build_moments(&b->tree, &ts, v, &b->part));
 }
 
 static void built_free(built *b) {
@@ -431,7 +438,7 @@ Test(tree, build_independent_of_workers) {
     influence_tree t2;
     memset(&t2, 0, sizeof t2);
     for (int round = 0; round < 3; ++round) {
-        cr_assert(eddy_tree_build(&t2, &ts, &b.grid, &v, &b.part));
+        cr_assert(eddy_tree_build(&t2, &ts, &b.grid, &v, &b.part, false));
         cr_assert_eq(t2.levels, b.tree.levels);
         for (int l = 0; l < t2.levels; ++l)
             cr_assert(memcmp(t2.cells[l], b.tree.cells[l],
@@ -468,7 +475,7 @@ Test(tree, exact_with_one_vorton_per_top_child) {
     eddy_grid_define(&b.grid, lo, hi, 4096);
     cr_assert(eddy_partition_build(&b.part, NULL, &b.grid, &v));
     task_system ts = inline_tasks();
-    cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, &v, &b.part));
+    cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, &v, &b.part, false));
     cr_assert_eq(b.tree.levels, 5);
     const float r = 0.1f;
     const float fs[] = {1.0f, 2.5f};
@@ -578,7 +585,7 @@ Test(tree, traversal_follows_the_reference_description) {
             cr_assert_eq(b.grid.cells[2], 1);
             cr_assert(eddy_partition_build(&b.part, NULL, &b.grid, sets[k]));
             task_system ts = inline_tasks();
-            cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, sets[k], &b.part));
+            cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, sets[k], &b.part, false));
         }
         const float f = auto_mollify(&b.grid, r);
         const float a = f * r, c = 1.0f / (f * f * f);
@@ -771,8 +778,7 @@ static const double MULTIPOLE_RMS_BOUND[2] = {0.03, 0.20};
 static const double MULTIPOLE_MAX_BOUND[2] = {0.20, 0.50};
 
 static void check_multipole(const char *name, built *b, const particle_array *v, float r, int cls) {
-    task_system ts = inline_tasks();
-    cr_assert(eddy_tree_build_moments(&b->tree, &ts, v, &b->part));
+    multipole_tree(b, v);
     const float f = auto_mollify(&b->grid, r);
     const float fa = f * r, c = 1.0f / (f * f * f);
     const int np = grid_point_count(&b->grid);
@@ -906,8 +912,7 @@ Test(accuracy, multipole_error_falls_with_opening_angle) {
     const float r = scene_ring(&v, 1.0f, 1.0f, 0.2f);
     built b;
     build(&b, &v, r, 0);
-    task_system ts = inline_tasks();
-    cr_assert(eddy_tree_build_moments(&b.tree, &ts, &v, &b.part));
+    multipole_tree(&b, &v);
     const int np = grid_point_count(&b.grid);
     vec3 *t = malloc(sizeof(vec3) * (size_t)np);
     const float thetas[] = {1.0f, 0.5f, 0.3f};
@@ -941,8 +946,7 @@ Test(tree, multipole_counts_every_vorton_once) {
     scene_uniform(&v, 300, 2.0f, 0.5f, 9);
     built b;
     build(&b, &v, 0.05f, 20000);
-    task_system ts = inline_tasks();
-    cr_assert(eddy_tree_build_moments(&b.tree, &ts, &v, &b.part));
+    multipole_tree(&b, &v);
     const int np = grid_point_count(&b.grid);
     vec3 *t = malloc(sizeof(vec3) * (size_t)np);
     multipole_field(&b, &v, 0.01f, 0.05f, 1.0f, t);
@@ -1015,8 +1019,7 @@ Test(tree, multipole_builds_agree_bitwise) {
         else scene_uniform(&v, 2048, 2.0f, 0.0f, 43);
         built b;
         build(&b, &v, 0.08f, v.count);
-        task_system ts = inline_tasks();
-        cr_assert(eddy_tree_build_moments(&b.tree, &ts, &v, &b.part));
+        multipole_tree(&b, &v);
         const grid_shape *g = &b.grid;
         int nb[3];
         blocks_along(g, nb);
@@ -1079,12 +1082,12 @@ Test(tree, multipole_on_a_flat_grid) {
     eddy_grid_define(&b.grid, lo, hi, v.count);
     cr_assert_eq(b.grid.cells[2], 1);
     cr_assert(eddy_partition_build(&b.part, NULL, &b.grid, &v));
-    task_system ts = inline_tasks();
-    cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, &v, &b.part));
-    cr_assert(eddy_tree_build_moments(&b.tree, &ts, &v, &b.part));
+    multipole_tree(&b, &v);
     const int np = grid_point_count(&b.grid);
     vec3 *t = malloc(sizeof(vec3) * (size_t)np);
     multipole_field(&b, &v, EDDY_TREECODE_DEFAULT_OPENING_ANGLE, 0.08f, 1.0f, t);
+    task_system ts = inline_tasks(); /* the original's tree, for its walk */
+    cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, &v, &b.part, false));
     err_acc acc = {0}, orig = {0};
     for (int p = 0; p < np; ++p) {
         float q[3];

@@ -130,8 +130,8 @@ typedef enum eddy_wall_poisoning {
     EDDY_WALL_POISON_VORTON_HITS = 2,
 } eddy_wall_poisoning;
 
-/* Default opening angle: about 2 % RMS error on resolved fields (docs/accuracy.md). */
-#define EDDY_TREECODE_DEFAULT_OPENING_ANGLE 1.2f
+/* Default opening angle: under 1 % RMS error on resolved fields (docs/accuracy.md). */
+#define EDDY_TREECODE_DEFAULT_OPENING_ANGLE 1.0f
 
 typedef struct eddy_world_def {
     /* time */
