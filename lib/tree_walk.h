@@ -121,10 +121,12 @@ static void lanes_cell(tile_eval *e, unsigned mask, const float *x) {
 /* Squared distance from p to the box [lo, hi]. */
 static inline float box_distance2(const float lo[3], const float hi[3], float px, float py,
                                   float pz) {
+    /* max(lo - p, p - hi, 0) per axis, without branches: the same value as
+     * the lanes' test in accepted_blocks (a signed zero is squared away) */
     const float p[3] = {px, py, pz};
     float d2 = 0.0f;
     for (int a = 0; a < 3; ++a) {
-        float d = p[a] < lo[a] ? lo[a] - p[a] : p[a] > hi[a] ? p[a] - hi[a] : 0.0f;
+        const float d = fmax_det(fmax_det(lo[a] - p[a], p[a] - hi[a]), 0.0f);
         d2 += d * d;
     }
     return d2;
@@ -211,10 +213,12 @@ static void tile_cell(tile_eval *e, unsigned mask, int level, const int idx[3]) 
     const int c = idx[0] + g->cells[0] * (idx[1] + g->cells[1] * idx[2]);
     const supervorton *s = &e->t->cells[level][c];
     if (!(s->weight > 0.0f)) return;
-    unsigned accepted = accepted_blocks(e, mask, s, e->reach2[level]);
     if (level == 0 &&
-        e->part->cell_start[c + 1] - e->part->cell_start[c] <= TREE_DIRECT_VORTONS)
-        accepted = 0;
+        e->part->cell_start[c + 1] - e->part->cell_start[c] <= TREE_DIRECT_VORTONS) {
+        base_cell_vortons(e, mask, c); /* summed vorton by vorton, accepted or not */
+        return;
+    }
+    const unsigned accepted = accepted_blocks(e, mask, s, e->reach2[level]);
     if (accepted) lanes_cell(e, accepted, &e->t->expansion[level][TREE_EXPANSION * (size_t)c]);
     const unsigned opened = mask & ~accepted;
     if (!opened) return;
