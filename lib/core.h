@@ -266,7 +266,10 @@ static inline void grid_cursor_next(grid_cursor *c) {
 }
 
 /* ---------------------------------------------------------------- tree */
-enum { TREE_MAX_LEVELS = 16, TREE_MOMENTS = 27, TREE_EXPANSION = 48 };
+/* TREE_MAX_LEVELS: eddy_grid_define caps an axis at 2^20 cells, so halving
+ * every axis needs at most 21 levels, and the near-cubic levels at most two
+ * more (an axis's cells start within 2:1 of the others'). */
+enum { TREE_MAX_LEVELS = 24, TREE_MOMENTS = 27, TREE_EXPANSION = 48 };
 /* The multipole walk sums a base cell of at most this many vortons vorton by
  * vorton, accepted or not (cheaper than its expansion, and exact); such a
  * cell's expansion is never packed. */

@@ -418,6 +418,38 @@ Test(tree, root_total_of_random_set) {
     eddy_particles_free(&v);
 }
 
+/* A long line of vortons: 2^18 cells along x, 19 levels when every axis is
+ * halved (more than the 16 the tree once had room for, which left 8 cells
+ * at the top and the walks starting from one of them). Both level rules end
+ * at one cell that holds every vorton. */
+Test(tree, long_line_reaches_one_cell) {
+    particle_array v;
+    scene_uniform(&v, 70000, 1.0f, 1.0f, 9);
+    for (int i = 0; i < v.count; ++i) {
+        v.px[i] = 0.01f * (float)i;
+        v.py[i] = v.pz[i] = 0.0f;
+    }
+    built b;
+    build(&b, &v, 0.001f, 0);
+    cr_assert_eq(b.grid.cells[0], 1 << 18, "cells %d", b.grid.cells[0]);
+    double tot = 0.0, abs_sum = 0.0;
+    for (int i = 0; i < v.count; ++i) {
+        tot += (double)v.wz[i];
+        abs_sum += norm3d((double)v.wx[i], (double)v.wy[i], (double)v.wz[i]);
+    }
+    for (int cubic = 0; cubic < 2; ++cubic) {
+        task_system ts = inline_tasks();
+        cr_assert(eddy_tree_build(&b.tree, &ts, &b.grid, &v, &b.part, cubic == 1));
+        cr_assert_eq(b.tree.levels, 19);
+        cr_assert_eq(grid_cell_count(&b.tree.layer[b.tree.levels - 1]), 1);
+        const supervorton *root = &b.tree.cells[b.tree.levels - 1][0];
+        cr_assert(fabs((double)root->wz - tot) <= 1e-4 * abs_sum, "root %g, sum %g",
+                  (double)root->wz, tot);
+    }
+    built_free(&b);
+    eddy_particles_free(&v);
+}
+
 /* The tree does not depend on the worker count: two pool workers build the
  * same bytes as the inline path. */
 Test(tree, build_independent_of_workers) {
