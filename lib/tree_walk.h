@@ -270,14 +270,8 @@ void TREE_WALK_ENTRY(const influence_tree *t, const particle_array *v, const par
     e.tile = tile;
     tile_eval_init(&e, t, theta, a, c);
     const unsigned mask = tile->active & ((1u << TREE_TILE_BLOCKS) - 1u);
-    /* The top layer has one cell unless the tree hit TREE_MAX_LEVELS. */
-    const grid_shape *top = &t->layer[t->levels - 1];
-    for (int z = 0; mask && z < top->cells[2]; ++z)
-        for (int y = 0; y < top->cells[1]; ++y)
-            for (int x = 0; x < top->cells[0]; ++x) {
-                const int cell[3] = {x, y, z};
-                tile_cell(&e, mask, t->levels - 1, cell);
-            }
+    const int root[3] = {0, 0, 0}; /* the top layer is one cell (TREE_MAX_LEVELS, lib/core.h) */
+    if (mask) tile_cell(&e, mask, t->levels - 1, root);
     FOR_GROUPS_IN(mask, g) {
         float ux[VF_LANES], uy[VF_LANES], uz[VF_LANES];
         vf_store(ux, e.ux[g]);
