@@ -79,6 +79,7 @@ typedef struct bench_options {
     int warmup;
     eddy_pin_policy pin;
     int treecode; /* -1: the world definition's default */
+    float opening_angle; /* 0: the world definition's default */
     int velocity; /* -1: the world definition's default, else an eddy_velocity_method */
     bool hash_at_end; /* tracers hashed at the end of the step, not by their advection */
     eddy_vorton_step step; /* eddy_world_def.vorton_step */
@@ -92,6 +93,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: eddy-bench [--scene NAME] [--threads LIST] [--frames N] [--warmup N]\n"
             "                  [--pin none|core|pu] [--treecode multipole|original]\n"
+            "                  [--opening-angle THETA]\n"
             "                  [--tracer-hash early|end] [--vorton-step euler|heun|stretch-ab2]\n"
             "                  [--velocity treecode|direct-grid|direct-vortons]\n"
             "                  [--list] [--json] [--help] [--version]\n"
@@ -108,6 +110,9 @@ static void usage(FILE *out)
             "  --warmup N      frames stepped before measuring, not measured (default 10)\n"
             "  --pin POLICY    none, core or pu: where workers run (default pu)\n"
             "  --treecode T    treecode traversal: multipole or original (default: the\n"
+            "                  world definition's default)\n"
+            "  --opening-angle THETA  the multipole's opening angle, above 0 and at most\n"
+            "                  2 (eddy_world_def.treecode_opening_angle; default: the\n"
             "                  world definition's default)\n"
             "  --tracer-hash W early (default): each block of tracers is hashed by the\n"
             "                  advection that wrote it, so the hash phase holds only the\n"
@@ -177,6 +182,13 @@ static int options_parse(int argc, char **argv, bench_options *o)
             else if (strcmp(v, "direct-grid") == 0) o->velocity = EDDY_VELOCITY_DIRECT_GRID;
             else if (strcmp(v, "direct-vortons") == 0) o->velocity = EDDY_VELOCITY_DIRECT_VORTONS;
             else return fail_usage("--velocity", "expected treecode, direct-grid or direct-vortons");
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--opening-angle", &missing)) !=
+                   NULL) {
+            char *end = NULL;
+            const float theta = strtof(v, &end);
+            if (end == v || *end != '\0' || !(theta > 0.0f && theta <= 2.0f))
+                return fail_usage("--opening-angle", "expected a number above 0 and at most 2");
+            o->opening_angle = theta;
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--treecode", &missing)) != NULL) {
             eddy_treecode_traversal t;
             if (!eddy_cli_treecode_parse(v, &t))
@@ -471,6 +483,7 @@ static eddy_world *world_create(const char *scene, int workers, const bench_opti
         if (o->hash_at_end) def.test_mutations |= EDDY_MUTATION_UNFUSED_TRACER_HASH;
         def.vorton_step = o->step;
         if (o->treecode >= 0) def.treecode_traversal = (eddy_treecode_traversal)o->treecode;
+        if (o->opening_angle > 0.0f) def.treecode_opening_angle = o->opening_angle;
         if (o->velocity >= 0) def.velocity_method = (eddy_velocity_method)o->velocity;
     }
     eddy_pin_configure(&def, workers, pinner);
@@ -741,8 +754,11 @@ static void json_print(const bench_report *r)
     const eddy_world_def defaults = eddy_world_def_default();
     const int velocity = o->velocity < 0 ? (int)defaults.velocity_method : o->velocity;
     const int treecode = o->treecode < 0 ? (int)defaults.treecode_traversal : o->treecode;
-    printf("\"velocity\":\"%s\",\"treecode\":\"%s\",", velocity_names[velocity],
-           eddy_cli_treecode_name((eddy_treecode_traversal)treecode));
+    const float theta = o->opening_angle > 0.0f ? o->opening_angle
+                                                : defaults.treecode_opening_angle;
+    printf("\"velocity\":\"%s\",\"treecode\":\"%s\",\"opening_angle\":%g,",
+           velocity_names[velocity], eddy_cli_treecode_name((eddy_treecode_traversal)treecode),
+           (double)theta);
     json_machine(r->machine);
     printf(",\"initial_vortons\":%d,\"initial_tracers\":%d,\"runs\":[", r->initial_vortons,
            r->initial_tracers);

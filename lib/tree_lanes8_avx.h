@@ -27,7 +27,12 @@ static inline vm vf_lt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OS); }
 static inline vm vf_gt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OS); }
 static inline vm vm_andnot(vm not_a, vm b) { return _mm256_andnot_ps(not_a, b); }
 static inline vm vm_and(vm a, vm b) { return _mm256_and_ps(a, b); }
-static inline vf vf_select(vm m, vf a, vf b) { return _mm256_blendv_ps(b, a, m); }
+/* Bitwise, not _mm256_blendv_ps: the masks are whole lanes (compares and
+ * their and/andnot), so the bits are the same, and gcc 12 lowers an AVX
+ * blendv it cannot prove to be a vector select into a branch per lane. */
+static inline vf vf_select(vm m, vf a, vf b) {
+    return _mm256_or_ps(_mm256_and_ps(m, a), _mm256_andnot_ps(m, b));
+}
 static inline vf vf_max(vf a, vf b) { return _mm256_max_ps(a, b); }
 static inline vm vf_ge(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GE_OS); }
 static inline unsigned vm_bits(vm m) { return (unsigned)_mm256_movemask_ps(m); }
