@@ -118,8 +118,9 @@ static void usage(FILE *out)
             "                  advection that wrote it, so the hash phase holds only the\n"
             "                  rest; end: every tracer hashed in the hash phase (to\n"
             "                  measure what hashing the state costs)\n"
-            "  --vorton-step S euler (default), heun or stretch-ab2: the vortons' step\n"
-            "                  (eddy_world_def.vorton_step; heun solves the velocity twice)\n"
+            "  --vorton-step S euler, heun or stretch-ab2: the vortons' step\n"
+            "                  (eddy_world_def.vorton_step, default: the definition's,\n"
+            "                  stretch-ab2; heun solves the velocity twice)\n"
             "  --velocity M    treecode (default), direct-grid or direct-vortons:\n"
             "                  eddy_world_def.velocity_method (direct summation is the\n"
             "                  accuracy reference, O(N^2): shorten --frames)\n"
@@ -812,6 +813,7 @@ int main(int argc, char **argv)
 {
     bench_options o = {.scene = "noise_cloud", .threads = {1, 2}, .thread_count = 2,
                        .frames = 100, .warmup = 10, .pin = EDDY_PIN_PU, .treecode = -1,
+                       .step = eddy_world_def_default().vorton_step,
                        .velocity = -1};
     int code = options_parse(argc, argv, &o);
     if (code >= 0) {

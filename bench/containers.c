@@ -98,12 +98,12 @@ static void usage(void) {
                     "  default: 10000 frames, 2 workers, the six container scenes\n"
                     "  --trace K: print the enstrophy every K frames\n"
                     "  --treecode T: the treecode traversal (default: the world definition's)\n"
-                    "  --vorton-step S: eddy_world_def.vorton_step (default euler)\n");
+                    "  --vorton-step S: eddy_world_def.vorton_step (default: the definition's)\n");
 }
 
 int main(int argc, char **argv) {
     int frames = 10000, workers = 2, trace = 0, treecode = -1, first_scene = argc;
-    eddy_vorton_step step = EDDY_VORTON_STEP_EULER;
+    eddy_vorton_step step = eddy_world_def_default().vorton_step;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
             frames = atoi(argv[++i]);

@@ -45,9 +45,9 @@ eddy_world_def eddy_world_def_default(void) {
     d.stretch_gain = 0.5f;
     d.mollify_length_scale = 1.0f;
     d.velocity_method = EDDY_VELOCITY_TREECODE;
-    d.treecode_traversal = EDDY_TREECODE_ORIGINAL; /* docs/accuracy.md: why not multipole yet */
+    d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* docs/accuracy.md */
     d.treecode_opening_angle = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
-    d.vorton_step = EDDY_VORTON_STEP_EULER;
+    d.vorton_step = EDDY_VORTON_STEP_STRETCH_AB2; /* docs/physics.md §2 */
     d.vorton_radius = 0.125f;
     d.tracer_radius = 0.01f;
     d.vorton_max_age = -1;

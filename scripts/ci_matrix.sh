@@ -284,7 +284,7 @@ list_stages() {
 matrix          $build_dir/verify/eddy-verify (gcc, RelWithDebInfo): every scene, first $main_frames
                 frames, workers {$main_threads} x pin {$main_pins}, hostile caller/worker FP mode
 all frames      the same build: every scene, every golden frame, $long_threads workers pinned per $long_pin, hostile FP
-multipole       the opt-in multipole treecode against golden/multipole: every scene, first
+original        the seed's treecode traversal against golden/original: every scene, first
                 $main_frames frames, workers {1,2,3}, hostile FP
 mutation        --mutate reduction (workers 2,3,4) and --mutate fp-mode (workers 4, hostile FP):
                 $mutation_scene, $mutation_frames frames; must exit 1 and name the first divergent frame
@@ -326,8 +326,8 @@ main() {
         --frames "$main_frames" --threads "$main_threads" --pin "$main_pins" --hostile-fp
     stage "all golden frames (main build)" run_verify "$build_dir/verify/eddy-verify" \
         --scene all --threads "$long_threads" --pin "$long_pin" --hostile-fp
-    stage "multipole treecode ($golden/multipole)" "$build_dir/verify/eddy-verify" \
-        --treecode multipole --golden "$golden/multipole" --scene all --frames "$main_frames" \
+    stage "original treecode ($golden/original)" "$build_dir/verify/eddy-verify" \
+        --treecode original --golden "$golden/original" --scene all --frames "$main_frames" \
         --threads 1,2,3 --hostile-fp
     stage "mutation: reduction" expect_mutation_caught reduction --threads 2,3,4
     stage "mutation: fp-mode" expect_mutation_caught fp-mode --threads 4 --hostile-fp

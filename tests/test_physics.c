@@ -202,6 +202,12 @@ static void tweak_knobs(eddy_world_def *d, const void *context) {
     if (k->set_traversal) d->treecode_traversal = k->traversal;
 }
 
+/* tweak_knobs, and Euler's step (the default is the AB2 stretching rate) */
+static void tweak_knobs_euler(eddy_world_def *d, const void *context) {
+    tweak_knobs(d, context);
+    d->vorton_step = EDDY_VORTON_STEP_EULER;
+}
+
 /* tweak_knobs, and Heun's step for the vortons */
 static void tweak_knobs_heun(eddy_world_def *d, const void *context) {
     tweak_knobs(d, context);
@@ -531,22 +537,26 @@ static double impulse_case_drift(const impulse_case *c, def_tweak_fn *tweak) {
     return drift;
 }
 
-/* The same scene over 300 frames with the multipole treecode. The PSE
- * exchanges vorticity along each pair's axis, so it cannot change P
- * (lib/diffuse.c): with stretch 0 the drift with nu = 0.01 is that of nu = 0
- * (the treecode's advection) within a fraction of a percent, where the
- * original exchange lost 14 %. With stretching (gain 0.5) and Euler's step
- * the 2 % asked for is not met (docs/physics.md §2, measured 2.54 %); the
- * AB2 stretching rate meets it (the test after next). */
+/* The same scene over 300 frames with the defaults: the multipole treecode
+ * and the Adams-Bashforth stretching rate. The PSE exchanges vorticity along
+ * each pair's axis, so it cannot change P (lib/diffuse.c): with stretch 0 the
+ * drift with nu = 0.01 is that of nu = 0 (the treecode's advection) within a
+ * fraction of a percent, where the original exchange lost 14 %. With
+ * stretching (gain 0.5) the drift stays under the 2 % asked for (measured
+ * 1.26 %; Euler's step 2.43 %, the tests below). Without stretching the AB2
+ * step is Euler's, bit for bit. */
 Test(physics, linear_impulse_vortex_ring_300_frames) {
     static const impulse_case cases[] = {
-        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0052,
-         "multipole treecode, stretch 0,   nu 0.01"},
-        {{0.0f, 0.0f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0024,
-         "multipole treecode, stretch 0,   nu 0"},
-        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0254,
-         "multipole treecode, stretch 0.5, nu 0.01"},
+        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0055,
+         "defaults, stretch 0,   nu 0.01"},
+        {{0.0f, 0.0f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0028,
+         "defaults, stretch 0,   nu 0"},
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.02, 0.0126,
+         "defaults, stretch 0.5, nu 0.01"},
     };
+    const eddy_world_def defaults = eddy_world_def_default();
+    cr_assert_eq(defaults.treecode_traversal, EDDY_TREECODE_MULTIPOLE);
+    cr_assert_eq(defaults.vorton_step, EDDY_VORTON_STEP_STRETCH_AB2);
     double drift[3];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
         drift[c] = impulse_case_drift(&cases[c], tweak_knobs);
@@ -556,58 +566,53 @@ Test(physics, linear_impulse_vortex_ring_300_frames) {
 }
 
 /* The same worlds with Heun's step (EDDY_VORTON_STEP_HEUN, lib/world.c): a
- * second velocity solve per step. With the multipole's near-cubic levels at
- * its default opening angle the field error is small enough that Heun's
- * gain over Euler's step is modest (measured 2.26 % against 2.54 %; stretch
- * 0: 0.58 %); with the tree halving every axis at theta 1.2 it was 1.74 %
- * against 2.83 %. It must still beat Euler's step on the same world. The
- * 2 % asked for is met by the AB2 rate (the next test). */
+ * second velocity solve per step. At the multipole's default opening angle
+ * (1.05) the drift left is the field's, not the time step's, and Heun's
+ * second solve does not reduce it: measured 2.99 % against Euler's 2.43 %
+ * (at theta 1.0: 2.26 against 2.54 %; on the old halving tree at theta 1.2:
+ * 1.74 against 2.83 %). Bounded here; the 2 % is met by the default AB2
+ * rate (above and the next test). */
 Test(physics, linear_impulse_vortex_ring_300_frames_heun) {
     static const impulse_case heun[] = {
-        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.03, 0.0226,
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.035, 0.0299,
          "Heun, multipole treecode, stretch 0.5, nu 0.01"},
-        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0058,
+        {{0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0066,
          "Heun, multipole treecode, stretch 0,   nu 0.01"},
     };
-    static const impulse_case euler = {
-        {0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0254,
-        "Euler, multipole treecode, stretch 0.5, nu 0.01"};
-    const double drift = impulse_case_drift(&heun[0], tweak_knobs_heun);
+    impulse_case_drift(&heun[0], tweak_knobs_heun);
     impulse_case_drift(&heun[1], tweak_knobs_heun);
-    const double euler_drift = impulse_case_drift(&euler, tweak_knobs);
-    cr_expect_lt(drift, euler_drift, "Heun's step drifts %.3e, Euler's %.3e", drift,
-                 euler_drift);
 }
 
 /* The same worlds with the Adams-Bashforth stretching rate
  * (EDDY_VORTON_STEP_STRETCH_AB2, lib/stretch.c): one velocity solve per step,
- * as Euler's, and the rate extrapolated to the middle of the step. Measured:
- * 1.33 % against Euler's 2.54 % at stretch 0.5 (the 2 % asked for), 5.24 %
- * against 6.62 % at stretch 1 (where the field's error is a larger share).
+ * as Euler's, and the rate extrapolated to the middle of the step (the
+ * default). Measured at theta 1.05: 1.26 % against Euler's 2.43 % at stretch
+ * 0.5 (the 2 % asked for), 5.26 % against 7.88 % at stretch 1 (where the
+ * field's error is a larger share).
  * Without stretching it is Euler's step, bit for bit (the rate is never
  * used). */
 Test(physics, linear_impulse_vortex_ring_300_frames_stretch_ab2) {
     static const impulse_case ab2[] = {
-        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.02, 0.0133,
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.02, 0.0126,
          "AB2 stretching, multipole treecode, stretch 0.5, nu 0.01"},
-        {{1.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.1, 0.0524,
+        {{1.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.1, 0.0526,
          "AB2 stretching, multipole treecode, stretch 1,   nu 0.01"},
     };
     static const impulse_case euler[] = {
-        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0254,
+        {{0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.045, 0.0243,
          "Euler, multipole treecode, stretch 0.5, nu 0.01"},
-        {{1.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.3, 0.0662,
+        {{1.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true}, 0.3, 0.0788,
          "Euler, multipole treecode, stretch 1,   nu 0.01"},
     };
-    static const double margin[2] = {0.75, 0.9}; /* measured 0.52, 0.79 */
+    static const double margin[2] = {0.75, 0.9}; /* measured 0.52, 0.67 */
     for (int c = 0; c < 2; ++c) {
         const double drift = impulse_case_drift(&ab2[c], tweak_knobs_stretch_ab2);
-        const double euler_drift = impulse_case_drift(&euler[c], tweak_knobs);
+        const double euler_drift = impulse_case_drift(&euler[c], tweak_knobs_euler);
         cr_expect_lt(drift, margin[c] * euler_drift, "stretch %.1f: AB2 drifts %.3e, Euler %.3e",
                      (double)ab2[c].k.stretch_gain, drift, euler_drift);
     }
     const physics_knobs off = {0.0f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, true};
-    eddy_world *w[2] = {scene_copy("vortex_ring", tweak_knobs, &off),
+    eddy_world *w[2] = {scene_copy("vortex_ring", tweak_knobs_euler, &off),
                         scene_copy("vortex_ring", tweak_knobs_stretch_ab2, &off)};
     for (int f = 1; f <= 30; ++f) {
         for (int k = 0; k < 2; ++k)

@@ -1142,7 +1142,7 @@ Test(tree, multipole_on_a_flat_grid) {
 /* The traversal and opening angle are validated with a message naming them. */
 Test(tree, world_def_checks_the_treecode_fields) {
     eddy_world_def d = eddy_world_def_default();
-    cr_assert_eq(d.treecode_traversal, EDDY_TREECODE_ORIGINAL);
+    cr_assert_eq(d.treecode_traversal, EDDY_TREECODE_MULTIPOLE);
     cr_assert_eq(d.treecode_opening_angle, EDDY_TREECODE_DEFAULT_OPENING_ANGLE);
     char message[256];
     cr_assert_eq(eddy_world_def_validate(&d, message, sizeof message), EDDY_OK, "%s", message);

@@ -49,7 +49,7 @@ typedef enum eddy_velocity_method {
 
 /* How the treecode (EDDY_VELOCITY_TREECODE) walks the influence tree. */
 typedef enum eddy_treecode_traversal {
-    /* Multipole acceptance criterion (opt-in): a cell of edge s whose
+    /* Multipole acceptance criterion (default): a cell of edge s whose
      * centroid lies at distance D from the block of grid points being
      * evaluated is used as a multipole (summed vorticity, first and second
      * moments about its centroid) when s < treecode_opening_angle * D;
@@ -66,13 +66,13 @@ typedef enum eddy_treecode_traversal {
 /* How a step moves the vortons (docs/physics.md §2, "A second-order step"). */
 typedef enum eddy_vorton_step {
     /* One velocity solve per step: the vortons move with the step's velocity
-     * (forward Euler) and stretch with its gradient (default). */
+     * (forward Euler) and stretch with its gradient. */
     EDDY_VORTON_STEP_EULER = 0,
     /* Heun's second-order step: a second tree build and velocity solve at the
      * positions and vorticity the first one predicts, and the vortons take the
      * mean of the two (positions, vorticity, velocity). Costs about twice the
      * tree, velocity and stretching phases; a vortex ring's impulse drifts
-     * 1.7 % over 300 frames instead of 2.8 % (multipole treecode). */
+     * 2.3 % over 300 frames instead of Euler's 2.4 % (multipole treecode). */
     EDDY_VORTON_STEP_HEUN = 1,
     /* One velocity solve per step, as Euler's: the vortons move with the
      * step's velocity, and stretch and tilt with the rate extrapolated to the
@@ -80,8 +80,9 @@ typedef enum eddy_vorton_step {
      * (3 s_n - s_(n-1)) / 2 (second-order Adams-Bashforth). Each vorton keeps
      * its last rate (in snapshots); a vorton without one (new, or whose
      * vorticity a wall reassigned) takes its own rate for that step. A vortex
-     * ring's impulse drifts 1.7 % over 300 frames instead of 2.8 % (multipole
-     * treecode) at Euler's cost (docs/physics.md section 2). */
+     * ring's impulse drifts 1.3 % over 300 frames instead of Euler's 2.4 %
+     * (multipole treecode) at Euler's cost (docs/physics.md section 2). The
+     * default. */
     EDDY_VORTON_STEP_STRETCH_AB2 = 2,
 } eddy_vorton_step;
 
@@ -130,8 +131,8 @@ typedef enum eddy_wall_poisoning {
     EDDY_WALL_POISON_VORTON_HITS = 2,
 } eddy_wall_poisoning;
 
-/* Default opening angle: under 1 % RMS error on resolved fields (docs/accuracy.md). */
-#define EDDY_TREECODE_DEFAULT_OPENING_ANGLE 1.0f
+/* Default opening angle: about 1 % RMS error on resolved fields (docs/accuracy.md). */
+#define EDDY_TREECODE_DEFAULT_OPENING_ANGLE 1.05f
 
 typedef struct eddy_world_def {
     /* time */
@@ -152,13 +153,13 @@ typedef struct eddy_world_def {
     float mollify_length_scale; /* auto-mollification length scale (default 1),
                                    [0, EDDY_MAX_COORDINATE] */
     eddy_velocity_method velocity_method;
-    eddy_treecode_traversal treecode_traversal; /* (default EDDY_TREECODE_ORIGINAL;
-                                                 * EDDY_TREECODE_MULTIPOLE is the accurate
-                                                 * one: docs/accuracy.md) */
+    eddy_treecode_traversal treecode_traversal; /* (default EDDY_TREECODE_MULTIPOLE;
+                                                 * EDDY_TREECODE_ORIGINAL is the seed's
+                                                 * walk: docs/accuracy.md) */
     /* opening angle theta of EDDY_TREECODE_MULTIPOLE, in (0, 2]: smaller is
      * more accurate and slower (default EDDY_TREECODE_DEFAULT_OPENING_ANGLE) */
     float treecode_opening_angle;
-    eddy_vorton_step vorton_step; /* (default EDDY_VORTON_STEP_EULER) */
+    eddy_vorton_step vorton_step; /* (default EDDY_VORTON_STEP_STRETCH_AB2) */
     float vorton_radius;      /* shared by all vortons, [1e-4, 1e4] m (default 0.125) */
     float tracer_radius;      /* shared by all tracers, [1e-6, 1e4] m (default 0.01) */
     int vorton_max_age;       /* frames; -1 = never killed by age (default -1) */

@@ -41,7 +41,8 @@ static eddy_world_def odd_def(void) {
     d.tracer_restitution = 0.5f;
     d.wall_poisoning = EDDY_WALL_POISON_VORTON_HITS;
     d.flush_denormals = true; /* not the default */
-    d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* not the default: version 2 */
+    d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* version 2 */
+    d.vorton_step = EDDY_VORTON_STEP_EULER; /* not the default: versions 1 and 2 */
     return d;
 }
 
@@ -76,6 +77,7 @@ Test(codec, world_def_round_trip_keeps_physics_and_the_callers_threading) {
 Test(codec, world_def_decode_refuses_and_names_the_problem) {
     eddy_world_def d = eddy_world_def_default();
     d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* version 2 */
+    d.vorton_step = EDDY_VORTON_STEP_EULER;
     eddy_bytes b = {0};
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
     char message[256];
@@ -175,8 +177,12 @@ Test(codec, vorton_step_is_written_in_version_3) {
         eddy_bytes_free(&b);
     }
     eddy_world_def d = eddy_world_def_default();
-    cr_assert_eq(d.vorton_step, EDDY_VORTON_STEP_EULER);
+    cr_assert_eq(d.vorton_step, EDDY_VORTON_STEP_STRETCH_AB2, "the default step");
     eddy_bytes b = {0};
+    cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
+    cr_assert_eq(b.data[4], 3, "the default's step is written in version 3");
+    eddy_bytes_free(&b);
+    d.vorton_step = EDDY_VORTON_STEP_EULER;
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
     cr_assert(b.data[4] < 3, "Euler's step keeps the older versions");
     eddy_bytes_free(&b);
