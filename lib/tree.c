@@ -20,7 +20,7 @@
  * this walk for a block of grid points at once, one point per lane, with each
  * point's bits unchanged (lib/tree_descend_walk.h).
  *
- * Evaluation of a block of grid points, the multipole traversal (opt-in):
+ * Evaluation of a block of grid points, the multipole traversal (the default):
  * one walk per block from the root; a cell of edge s whose centroid lies at
  * distance D from the block's box is used as a multipole (the kernel
  * expanded to second order about the centroid) when s < theta D, otherwise
