@@ -666,6 +666,8 @@ vec3 eddy_direct_velocity_at(const particle_array *v, float qx, float qy, float 
 /* Grow helpers. */
 bool eddy_grid_arrays_reserve(eddy_world *w, int points);
 void *eddy_partials_reserve(eddy_world *w, size_t bytes);
+/* Bytes of partials the stretching phase needs for that many vortons. */
+size_t eddy_stretch_partials_bytes(int vortons);
 
 /* End-of-step check (finite.c): true when a particle or body holds a NaN or
  * infinity; what names the first one ("vorton 12 velocity.x = nan"). */

@@ -299,6 +299,7 @@ static bool scratch_reserve(eddy_world *w, int n) {
     for (int k = 0; k < 4; ++k)
         if (!grow((void **)&w->scratch[k], (size_t)n * sizeof(float))) return false;
     if (!eddy_pse_reserve(w, n)) return false;
+    if (!eddy_partials_reserve(w, eddy_stretch_partials_bytes(n))) return false;
     w->scratch_capacity = n;
     return true;
 }

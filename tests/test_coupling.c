@@ -38,17 +38,12 @@ enum { TEST_WORKERS = 2 };
 
 /* ================================================================ helpers */
 
-/* The coupling bounds here were measured with the original treecode
- * traversal (the default until the multipole at theta 1.05 took its place),
- * and these worlds still run with it. With today's defaults (multipole, the
- * AB2 stretching rate) 13 of the 14 hold; light_spinning_ball_hands_spin_to_fluid
- * does not: body + fluid angular momentum drifts -3.4 % over 300 frames
- * (bound 2 %; the residual is the stretching's, see that test) while the ball
- * still hands its spin to the fluid (docs/accuracy.md, "Downstream"). */
+/* The worlds take eddy's defaults (the multipole treecode at theta 1.05, the
+ * AB2 stretching rate, the stretching that keeps the total vorticity:
+ * lib/stretch.c); only the worker count is the test's. */
 static eddy_world_def test_def(void) {
     eddy_world_def d = eddy_world_def_default();
     d.worker_count = TEST_WORKERS;
-    d.treecode_traversal = EDDY_TREECODE_ORIGINAL;
     return d;
 }
 

@@ -235,16 +235,23 @@ Test(physics, total_vorticity_pse_is_exact) {
 }
 
 /* With stretching, the continuum conserves it too (int (w.grad)u dV =
- * int div(u w) dV = 0), the discrete Jacobian-on-a-grid does not exactly. */
+ * int div(u w) dV = 0); the Jacobian on a grid does not (1.4e-3 over these
+ * 100 frames before the correction), so the phase hands the change back to
+ * the vortons it stretched (lib/stretch.c): the sum holds to rounding, as
+ * with PSE alone. Both stretching rates. */
 Test(physics, total_vorticity_with_stretching) {
     const physics_knobs k = {0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, false};
-    eddy_world *w = scene_copy("vortex_ring", tweak_knobs, &k);
-    double last;
-    const double worst = run_drift(w, 100, DRIFT_VORTICITY, &last);
-    cr_log_info("total vorticity, vortex_ring, stretch 0.5, nu 0.01, treecode, 100 frames: "
-                "max |dSum(wV)| / Sum|w|V = %.2e (final %.2e)", worst, last);
-    cr_expect_lt(worst, 5e-3, "stretching drift %.3e (measured 1.4e-3 when written)", worst);
-    eddy_world_destroy(w);
+    for (int step = 0; step < 2; ++step) {
+        eddy_world *w = scene_copy("vortex_ring", step == 0 ? tweak_knobs : tweak_knobs_euler, &k);
+        double last;
+        const double worst = run_drift(w, 100, DRIFT_VORTICITY, &last);
+        cr_log_info("total vorticity, vortex_ring, stretch 0.5 (%s), nu 0.01, treecode, 100 "
+                    "frames: max |dSum(wV)| / Sum|w|V = %.2e (final %.2e)",
+                    step == 0 ? "AB2 rate" : "Euler", worst, last);
+        cr_expect_lt(worst, 1e-6, "the stretching must keep sum omega V to rounding, drift %.3e",
+                     worst);
+        eddy_world_destroy(w);
+    }
 }
 
 /* ================================================================ 3. thin ring (set-up) */
