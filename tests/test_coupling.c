@@ -249,9 +249,10 @@ static eddy_world *spinning_world(bool scene_ball, bool stretching, bool tracers
  *
  * This holds because the vortons at the wall carry the ball's own vorticity
  * scaled by 2R/r (lib/collide.c); without that scaling the slip-cancelling
- * vorticity, -(3R/r) omega_perp, wins and the ball would spin up. The small
- * residual drift comes from vorticity stretching (with stretching off the
- * sum holds to 1e-6: vorton_spin_bookkeeping_is_exact). */
+ * vorticity, -(3R/r) omega_perp, wins and the ball would spin up. The
+ * stretching keeps sum omega V (lib/stretch.c), so the sum holds to rounding
+ * as it does with stretching off (vorton_spin_bookkeeping_is_exact); before
+ * that the light ball below drifted -3.4 % with the defaults. */
 Test(coupling_momentum, spinning_ball_conserves_angular_momentum, .timeout = 300) {
     eddy_world *w = spinning_world(true, true, true, 0.0f);
     const spin_result r = run_spinning(w, 300, "spinning_ball");

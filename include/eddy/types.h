@@ -71,9 +71,9 @@ typedef enum eddy_vorton_step {
     /* Heun's second-order step: a second tree build and velocity solve at the
      * positions and vorticity the first one predicts, and the vortons take the
      * mean of the two (positions, vorticity, velocity). Costs about twice the
-     * tree, velocity and stretching phases. It gains where the time step's
-     * error dominates: at the default opening angle a vortex ring's impulse
-     * drifts 3.0 % over 300 frames against Euler's 2.4 % (docs/physics.md). */
+     * tree, velocity and stretching phases. At the default opening angle a
+     * vortex ring's impulse drifts 1.1 % over 300 frames against Euler's
+     * 2.4 % (docs/physics.md). */
     EDDY_VORTON_STEP_HEUN = 1,
     /* One velocity solve per step, as Euler's: the vortons move with the
      * step's velocity, and stretch and tilt with the rate extrapolated to the
@@ -81,7 +81,7 @@ typedef enum eddy_vorton_step {
      * (3 s_n - s_(n-1)) / 2 (second-order Adams-Bashforth). Each vorton keeps
      * its last rate (in snapshots); a vorton without one (new, or whose
      * vorticity a wall reassigned) takes its own rate for that step. A vortex
-     * ring's impulse drifts 1.3 % over 300 frames instead of Euler's 2.4 %
+     * ring's impulse drifts 1.4 % over 300 frames instead of Euler's 2.4 %
      * (multipole treecode) at Euler's cost (docs/physics.md section 2). The
      * default. */
     EDDY_VORTON_STEP_STRETCH_AB2 = 2,
