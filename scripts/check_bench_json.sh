@@ -74,3 +74,30 @@ if [ "$code" -ne 2 ] || ! grep -q -- "--velocity" "$tmp/err"; then
     exit 1
 fi
 echo "eddy-bench refuses --velocity nope: ok"
+
+# --opening-angle reaches the world (reported, and a different state) and
+# refuses anything but a number in (0, 2].
+"$bench" --scene vortex_ring --threads 1 --frames 4 --warmup 2 --pin none --json \
+    --opening-angle 0.8 >"$tmp/theta.json"
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+theta = json.load(open(f"{d}/theta.json"))
+default = json.load(open(f"{d}/default.json"))
+if abs(theta["opening_angle"] - 0.8) > 1e-6:
+    print("FAIL: --opening-angle 0.8 reported as", theta["opening_angle"]); sys.exit(1)
+if theta["runs"][0]["final_hash"] == default["runs"][0]["final_hash"]:
+    print("FAIL: --opening-angle 0.8 stepped the default's state"); sys.exit(1)
+print("eddy-bench --opening-angle 0.8: ok")
+PY
+for bad in nope 0 -1 2.5 nan inf 1.0x ""; do
+    set +e
+    "$bench" --opening-angle "$bad" --frames 1 >"$tmp/out" 2>"$tmp/err"
+    code=$?
+    set -e
+    if [ "$code" -ne 2 ] || ! grep -q -- "--opening-angle" "$tmp/err"; then
+        echo "FAIL: --opening-angle '$bad' exited $code: $(cat "$tmp/err")"
+        exit 1
+    fi
+done
+echo "eddy-bench refuses bad --opening-angle values: ok"
