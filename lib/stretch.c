@@ -51,11 +51,11 @@
  * proportion to how much it changed each: omega_i -= D |d_i| / sum |d_j|.
  * A vorton the stretching left alone (a still one, or stretching off) is
  * untouched, no vorton is moved by more than its own change (|D| <= sum
- * |d_j|), and the sum then holds to float rounding. The two sums are chunk partials combined by the fixed tree
- * (lib/parallel.c), in double, so the correction is the same bits for every
- * worker count; the partials are reserved with the vortons (lib/world.c,
- * scratch_reserve) and the weights live in the PSE's first scratch array,
- * free in this phase. */
+ * |d_j|), and the sum then holds to float rounding. The two sums are chunk
+ * partials combined by the fixed tree (lib/parallel.c), in double, so the
+ * correction is the same bits for every worker count; the partials are
+ * reserved with the vortons (lib/world.c, scratch_reserve) and the weights
+ * live in the PSE's first scratch array, free in this phase. */
 #include "core.h"
 #include "vmath.h"
 
