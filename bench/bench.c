@@ -95,7 +95,8 @@ static void usage(FILE *out)
             "                  [--pin none|core|pu] [--treecode multipole|original]\n"
             "                  [--opening-angle THETA]\n"
             "                  [--tracer-hash early|end] [--vorton-step euler|heun|stretch-ab2]\n"
-            "                  [--velocity treecode|direct-grid|direct-vortons]\n"
+            "                  [--velocity treecode|treecode-vortons|direct-grid|\n"
+            "                              direct-vortons]\n"
             "                  [--list] [--json] [--help] [--version]\n"
             "\n"
             "Steps a scene at each worker count and reports the median ms per step of\n"
@@ -121,9 +122,11 @@ static void usage(FILE *out)
             "  --vorton-step S euler, heun or stretch-ab2: the vortons' step\n"
             "                  (eddy_world_def.vorton_step, default: the definition's,\n"
             "                  stretch-ab2; heun solves the velocity twice)\n"
-            "  --velocity M    treecode (default), direct-grid or direct-vortons:\n"
-            "                  eddy_world_def.velocity_method (direct summation is the\n"
-            "                  accuracy reference, O(N^2): shorten --frames)\n"
+            "  --velocity M    treecode (default), treecode-vortons, direct-grid or\n"
+            "                  direct-vortons: eddy_world_def.velocity_method\n"
+            "                  (treecode-vortons walks the tree at the vortons too;\n"
+            "                  direct summation is the accuracy reference, O(N^2):\n"
+            "                  shorten --frames)\n"
             "  --list          list the scenes and exit\n"
             "  --json          print one JSON object (keys: docs/bench.md)\n"
             "  --help          this text\n"
@@ -182,7 +185,11 @@ static int options_parse(int argc, char **argv, bench_options *o)
             if (strcmp(v, "treecode") == 0) o->velocity = EDDY_VELOCITY_TREECODE;
             else if (strcmp(v, "direct-grid") == 0) o->velocity = EDDY_VELOCITY_DIRECT_GRID;
             else if (strcmp(v, "direct-vortons") == 0) o->velocity = EDDY_VELOCITY_DIRECT_VORTONS;
-            else return fail_usage("--velocity", "expected treecode, direct-grid or direct-vortons");
+            else if (strcmp(v, "treecode-vortons") == 0)
+                o->velocity = EDDY_VELOCITY_TREECODE_VORTONS;
+            else
+                return fail_usage("--velocity", "expected treecode, treecode-vortons, direct-grid "
+                                                "or direct-vortons");
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--opening-angle", &missing)) !=
                    NULL) {
             char *end = NULL;
@@ -749,7 +756,8 @@ static void json_print(const bench_report *r)
     json_string(eddy_version_string());
     printf(",\"scene\":");
     json_string(o->scene);
-    static const char *const velocity_names[] = {"treecode", "direct-grid", "direct-vortons"};
+    static const char *const velocity_names[] = {"treecode", "direct-grid", "direct-vortons",
+                                                 "treecode-vortons"};
     printf(",\"frames\":%d,\"warmup\":%d,\"pin\":\"%s\",\"vorton_step\":\"%s\",", o->frames,
            o->warmup, eddy_pin_name(o->pin), eddy_cli_vorton_step_name(o->step));
     const eddy_world_def defaults = eddy_world_def_default();

@@ -145,7 +145,10 @@ void eddy_phase_advect_tracers(eddy_world *w, float dt) {
 }
 
 void eddy_phase_advect_vortons(eddy_world *w, float dt) {
-    const bool direct = w->def.velocity_method == EDDY_VELOCITY_DIRECT_VORTONS && w->grid_valid;
+    /* the velocity phase wrote each vorton's own velocity */
+    const bool direct = (w->def.velocity_method == EDDY_VELOCITY_DIRECT_VORTONS ||
+                         w->def.velocity_method == EDDY_VELOCITY_TREECODE_VORTONS) &&
+                        w->grid_valid;
     advect_job job = {w, &w->vortons, dt, {w->wind.x, w->wind.y, w->wind.z},
                       w->grid_valid, false, direct};
     eddy_parallel_for(&w->tasks, w->vortons.count, ADVECT_VORTON_CHUNK, particle_chunk, &job);

@@ -352,7 +352,7 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
     d->stretch_gain = eddy_wire_get_f32(r, "stretch_gain");
     d->mollify_length_scale = eddy_wire_get_f32(r, "mollify_length_scale");
     uint32_t method = eddy_wire_get_u32(r, "velocity_method");
-    if (method > EDDY_VELOCITY_DIRECT_VORTONS)
+    if (method > EDDY_VELOCITY_TREECODE_VORTONS)
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "velocity_method %u is not an eddy_velocity_method",
                   (unsigned)method);
     else d->velocity_method = (eddy_velocity_method)method;

@@ -14,15 +14,24 @@
  * of the tree: every point of a block summed in its block's traversal order.
  * Blocks and tiles are fixed by the grid, so neither the order nor the result
  * depends on the worker count. Auto-mollification (Part 12): the vorton core is widened to
- * f r with f = max(length_scale * cbrt(V_cell) / r, 1) for the treecode. */
+ * f r with f = max(length_scale * cbrt(V_cell) / r, 1) for the treecode.
+ * EDDY_VELOCITY_TREECODE_VORTONS walks the tree a second time for the
+ * vortons, with their own core r: tiles of 64 vortons in the partition's
+ * order, 8 to a block, so a vorton's bits depend on the vortons beside it in
+ * that order, never on the worker count. The trilinear sample of a grid of
+ * cells about the core's size is what slows thin rings (docs/accuracy.md). */
 #include "core.h"
 
 enum { DESCEND_CHUNK = 8, DIRECT_CHUNK = 16, TILE_CHUNK = 1 };
 
+static bool uses_treecode(const eddy_world *w) {
+    return w->def.velocity_method == EDDY_VELOCITY_TREECODE ||
+           w->def.velocity_method == EDDY_VELOCITY_TREECODE_VORTONS;
+}
+
 /* The multipole treecode takes moments about the build's centroids. */
 static bool uses_moments(const eddy_world *w) {
-    return w->def.velocity_method == EDDY_VELOCITY_TREECODE &&
-           w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
+    return uses_treecode(w) && w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
 }
 
 bool eddy_phase_build_grid(eddy_world *w) {
@@ -171,6 +180,70 @@ static void multipole_chunk(int chunk, int begin, int end, void *context) {
     }
 }
 
+static inline int vorton_tiles(int vortons) {
+    const int per_tile = TREE_TILE_BLOCKS * TREE_BLOCK_POINTS;
+    return (vortons + per_tile - 1) / per_tile;
+}
+
+/* Vorton tile n (EDDY_VELOCITY_TREECODE_VORTONS): the vortons n * 64 ...
+ * n * 64 + 63 of the partition's order, 8 to a block (one lane each, blocks
+ * boxed by their vortons) and 8 blocks to the tile. Past the last vorton a
+ * block's lanes repeat its first vorton (computed and dropped, who = -1);
+ * blocks with no vorton stay inactive. The partition's order, and so every
+ * block, is fixed by the vortons alone, never by the worker count. */
+static void vorton_tile_blocks(const particle_array *v, const partition *part, int n,
+                               tree_tile *tile, int who[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]) {
+    memset(tile, 0, sizeof *tile);
+    for (int k = 0; k < TREE_TILE_BLOCKS; ++k) {
+        const int first = (n * TREE_TILE_BLOCKS + k) * TREE_BLOCK_POINTS;
+        if (first >= v->count) break;
+        tree_block *b = &tile->block[k];
+        for (int p = 0; p < TREE_BLOCK_POINTS; ++p) {
+            const bool inside = first + p < v->count;
+            const int i = part->sorted_index[inside ? first + p : first];
+            who[k][p] = inside ? i : -1;
+            const float q[3] = {v->px[i], v->py[i], v->pz[i]};
+            b->qx[p] = q[0];
+            b->qy[p] = q[1];
+            b->qz[p] = q[2];
+            for (int a = 0; a < 3; ++a) {
+                b->lo[a] = p ? fmin_det(b->lo[a], q[a]) : q[a];
+                b->hi[a] = p ? fmax_det(b->hi[a], q[a]) : q[a];
+            }
+        }
+        for (int a = 0; a < 3; ++a) {
+            tile->lo[a] = tile->active ? fmin_det(tile->lo[a], b->lo[a]) : b->lo[a];
+            tile->hi[a] = tile->active ? fmax_det(tile->hi[a], b->hi[a]) : b->hi[a];
+        }
+        tile->active |= 1u << k;
+    }
+}
+
+/* The vortons' own walk: the multipole treecode with the vortons' core r (no
+ * mollification), each vorton's velocity into v->v*. */
+static void vorton_tile_chunk(int chunk, int begin, int end, void *context) {
+    const velocity_job *job = context;
+    eddy_world *w = job->w;
+    particle_array *v = &w->vortons;
+    for (int n = begin; n < end; ++n) {
+        tree_tile tile;
+        int who[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+        vorton_tile_blocks(v, &w->part, n, &tile, who);
+        vec3 u[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+        eddy_tree_velocity_tile(&w->tree, v, &w->part, &tile, w->def.treecode_opening_angle,
+                                job->a, job->c, u);
+        for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
+            if (tile.active >> k & 1u)
+                for (int p = 0; p < TREE_BLOCK_POINTS; ++p)
+                    if (who[k][p] >= 0) {
+                        const int i = who[k][p];
+                        v->vx[i] = u[k][p].x;
+                        v->vy[i] = u[k][p].y;
+                        v->vz[i] = u[k][p].z;
+                    }
+    }
+}
+
 static void direct_grid_chunk(int chunk, int begin, int end, void *context) {
     const velocity_job *job = context;
     for (int p = begin; p < end; ++p) {
@@ -195,7 +268,7 @@ void eddy_phase_velocity_grid(eddy_world *w) {
     if (!w->grid_valid) return;
     const int points = grid_point_count(&w->grid);
     const float r = w->def.vorton_radius;
-    if (w->def.velocity_method == EDDY_VELOCITY_TREECODE) {
+    if (uses_treecode(w)) {
         const float f = w->mollify;
         velocity_job job = {w, w->velocity, r * f, 1.0f / (f * f * f)};
         const grid_shape *g = &w->grid;
@@ -206,6 +279,11 @@ void eddy_phase_velocity_grid(eddy_world *w) {
         }
         const int tiles = tiles_along(g, 0) * tiles_along(g, 1) * tiles_along(g, 2);
         eddy_parallel_for(&w->tasks, tiles, TILE_CHUNK, multipole_chunk, &job);
+        if (w->def.velocity_method == EDDY_VELOCITY_TREECODE_VORTONS) {
+            velocity_job at_vortons = {w, NULL, r, 1.0f};
+            eddy_parallel_for(&w->tasks, vorton_tiles(w->vortons.count), TILE_CHUNK,
+                              vorton_tile_chunk, &at_vortons);
+        }
         return;
     }
     velocity_job job = {w, w->velocity, r, 1.0f};

@@ -124,12 +124,16 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
               "mollify_length_scale %g must be in [0, %g]", (double)d->mollify_length_scale,
               (double)EDDY_MAX_COORDINATE);
     DEF_CHECK(d->velocity_method >= EDDY_VELOCITY_TREECODE &&
-                  d->velocity_method <= EDDY_VELOCITY_DIRECT_VORTONS,
+                  d->velocity_method <= EDDY_VELOCITY_TREECODE_VORTONS,
               "velocity_method %d is not an eddy_velocity_method", (int)d->velocity_method);
     DEF_CHECK(d->treecode_traversal >= EDDY_TREECODE_MULTIPOLE &&
                   d->treecode_traversal <= EDDY_TREECODE_ORIGINAL,
               "treecode_traversal %d is not an eddy_treecode_traversal",
               (int)d->treecode_traversal);
+    DEF_CHECK(d->velocity_method != EDDY_VELOCITY_TREECODE_VORTONS ||
+                  d->treecode_traversal == EDDY_TREECODE_MULTIPOLE,
+              "velocity_method EDDY_VELOCITY_TREECODE_VORTONS needs treecode_traversal "
+              "EDDY_TREECODE_MULTIPOLE (the original traversal has no walk at the vortons)");
     DEF_CHECK(d->vorton_step >= EDDY_VORTON_STEP_EULER && d->vorton_step <= EDDY_VORTON_STEP_STRETCH_AB2,
               "vorton_step %d is not an eddy_vorton_step", (int)d->vorton_step);
     DEF_CHECK(isfinite(d->treecode_opening_angle) && d->treecode_opening_angle > 0.0f &&

@@ -45,6 +45,15 @@ typedef enum eddy_velocity_method {
      * velocity); the grid, for tracers and stretching, is filled directly too.
      * O(N^2): the accuracy reference, not for games. */
     EDDY_VELOCITY_DIRECT_VORTONS = 2,
+    /* The treecode at the velocity-grid points (for tracers and stretching)
+     * and a second multipole walk at every vorton, with the vortons' own core
+     * (no auto-mollification): vortons move with their own velocity instead of
+     * the grid's trilinear sample. Thin vortex rings travel within 3 % of
+     * their theoretical speed with treecode_opening_angle 0.6 and
+     * mollify_length_scale 0.5; the velocity phase costs several times the
+     * grid walk's where vortons are dense (docs/accuracy.md, "Ring speed").
+     * Needs EDDY_TREECODE_MULTIPOLE. */
+    EDDY_VELOCITY_TREECODE_VORTONS = 3,
 } eddy_velocity_method;
 
 /* How the treecode (EDDY_VELOCITY_TREECODE) walks the influence tree. */
