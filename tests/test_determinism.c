@@ -64,12 +64,14 @@ typedef struct run_options {
     bool pinned;
     bool hostile;
     uint32_t mutations;
+    eddy_velocity_method velocity;
 } run_options;
 
 static void run_scene(const char *scene, const run_options *o, trace *out) {
     eddy_world_def base = eddy_world_def_default();
     base.worker_count = o->workers;
     base.test_mutations = o->mutations;
+    base.velocity_method = o->velocity;
 #ifdef EDDY_HAVE_PIN
     eddy_pinner *pinner = NULL;
     if (o->pinned) {
@@ -140,25 +142,59 @@ ParameterizedTestParameters(determinism, scene) {
 ParameterizedTest(int *index, determinism, scene, .timeout = 900) {
     const char *scene = eddy_scene_at(*index)->name;
     static trace ref;
-    run_options o = {1, false, false, 0};
+    run_options o = {1, false, false, 0, EDDY_VELOCITY_TREECODE};
     run_scene(scene, &o, &ref);
     cr_assert_gt(ref.frames, 0);
     /* The state must actually evolve, or identical hashes prove nothing. */
     cr_expect_neq(ref.frame[0].frame_hash, ref.frame[ref.frames - 1].frame_hash,
                   "%s: state did not change", scene);
     for (int w = 2; w <= 16; ++w) {
-        o = (run_options){w, false, false, 0};
+        o = (run_options){w, false, false, 0, EDDY_VELOCITY_TREECODE};
         expect_same(scene, &ref, &o);
     }
 #ifdef EDDY_HAVE_PIN
     for (int w = 1; w <= 16; ++w) {
-        o = (run_options){w, true, false, 0};
+        o = (run_options){w, true, false, 0, EDDY_VELOCITY_TREECODE};
         expect_same(scene, &ref, &o);
     }
 #endif
     const int hostile_counts[] = {1, 2, 3, 5, 8, 16};
     for (size_t k = 0; k < sizeof hostile_counts / sizeof *hostile_counts; ++k) {
-        o = (run_options){hostile_counts[k], false, true, 0};
+        o = (run_options){hostile_counts[k], false, true, 0, EDDY_VELOCITY_TREECODE};
+        expect_same(scene, &ref, &o);
+    }
+}
+
+/* EDDY_VELOCITY_TREECODE_VORTONS cuts the vortons into tiles by the
+ * partition's order and walks the tree once more for them: the same bits at
+ * every worker count, in the caller's FP mode or a hostile one. Scenes with
+ * rings, a body, a container and the dense cloud. */
+static const char *const k_vorton_walk_scenes[] = {"vortex_ring", "spinning_ball",
+                                                    "container_layers", "noise_cloud"};
+
+ParameterizedTestParameters(determinism, treecode_vortons) {
+    static int indices[sizeof k_vorton_walk_scenes / sizeof *k_vorton_walk_scenes];
+    for (size_t i = 0; i < sizeof indices / sizeof *indices; ++i) indices[i] = (int)i;
+    return cr_make_param_array(int, indices, sizeof indices / sizeof *indices);
+}
+
+ParameterizedTest(int *index, determinism, treecode_vortons, .timeout = 900) {
+    const char *scene = k_vorton_walk_scenes[*index];
+    static trace ref, grid;
+    run_options o = {1, false, false, 0, EDDY_VELOCITY_TREECODE_VORTONS};
+    run_scene(scene, &o, &ref);
+    /* the vortons' own walk changes the run (else this proves nothing new) */
+    const run_options on_grid = {1, false, false, 0, EDDY_VELOCITY_TREECODE};
+    run_scene(scene, &on_grid, &grid);
+    cr_expect_neq(ref.frame[ref.frames - 1].frame_hash, grid.frame[grid.frames - 1].frame_hash,
+                  "%s: the vortons' walk left the state as the grid's sample does", scene);
+    for (int w = 2; w <= 16; ++w) {
+        o = (run_options){w, false, false, 0, EDDY_VELOCITY_TREECODE_VORTONS};
+        expect_same(scene, &ref, &o);
+    }
+    const int hostile_counts[] = {1, 3, 16};
+    for (size_t k = 0; k < sizeof hostile_counts / sizeof *hostile_counts; ++k) {
+        o = (run_options){hostile_counts[k], false, true, 0, EDDY_VELOCITY_TREECODE_VORTONS};
         expect_same(scene, &ref, &o);
     }
 }
@@ -167,11 +203,11 @@ ParameterizedTest(int *index, determinism, scene, .timeout = 900) {
  * count changes the hash trace. */
 Test(determinism, mutation_worker_dependent_reduction_is_caught, .timeout = 300) {
     static trace ref, mutated;
-    run_options o = {1, false, false, 0};
+    run_options o = {1, false, false, 0, EDDY_VELOCITY_TREECODE};
     run_scene("vortex_ring", &o, &ref);
     int caught = 0;
     for (int w = 2; w <= 8; ++w) {
-        o = (run_options){w, false, false, EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION};
+        o = (run_options){w, false, false, EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION, EDDY_VELOCITY_TREECODE};
         run_scene("vortex_ring", &o, &mutated);
         int comp = -1;
         if (first_divergence(&ref, &mutated, &comp) >= 0) ++caught;
@@ -183,9 +219,9 @@ Test(determinism, mutation_worker_dependent_reduction_is_caught, .timeout = 300)
  * the library is told not to set the canonical mode on them. */
 Test(determinism, mutation_skip_worker_fp_mode_is_caught, .timeout = 300) {
     static trace ref, mutated;
-    run_options o = {1, false, false, 0};
+    run_options o = {1, false, false, 0, EDDY_VELOCITY_TREECODE};
     run_scene("vortex_ring", &o, &ref);
-    o = (run_options){4, false, true, EDDY_MUTATION_SKIP_WORKER_FP_MODE};
+    o = (run_options){4, false, true, EDDY_MUTATION_SKIP_WORKER_FP_MODE, EDDY_VELOCITY_TREECODE};
     run_scene("vortex_ring", &o, &mutated);
     int comp = -1;
     int f = first_divergence(&ref, &mutated, &comp);

@@ -183,7 +183,11 @@ static void bad_workers_zero(eddy_world_def *d) { d->worker_count = 0; }
 static void bad_workers_65(eddy_world_def *d) { d->worker_count = 65; }
 static void bad_enqueue_only(eddy_world_def *d) { d->enqueue_task = fake_enqueue; }
 static void bad_finish_only(eddy_world_def *d) { d->finish_task = fake_finish; }
-static void bad_method(eddy_world_def *d) { d->velocity_method = (eddy_velocity_method)3; }
+static void bad_method(eddy_world_def *d) { d->velocity_method = (eddy_velocity_method)4; }
+static void bad_vorton_walk(eddy_world_def *d) {
+    d->velocity_method = EDDY_VELOCITY_TREECODE_VORTONS;
+    d->treecode_traversal = EDDY_TREECODE_ORIGINAL;
+}
 static void bad_method_negative(eddy_world_def *d) { d->velocity_method = (eddy_velocity_method)-1; }
 static void bad_mutation(eddy_world_def *d) { d->test_mutations = 1u << 31; }
 static void bad_cookie(eddy_world_def *d) { d->internal_value = 0; }
@@ -208,7 +212,8 @@ static const bad_case k_bad[] = {
     {"worker_count 65", "worker_count", bad_workers_65},
     {"enqueue without finish", "finish_task", bad_enqueue_only},
     {"finish without enqueue", "enqueue_task", bad_finish_only},
-    {"velocity_method 3", "velocity_method", bad_method},
+    {"velocity_method 4", "velocity_method", bad_method},
+    {"walk at the vortons, original traversal", "EDDY_TREECODE_MULTIPOLE", bad_vorton_walk},
     {"velocity_method -1", "velocity_method", bad_method_negative},
     {"unknown test_mutations bit", "test_mutations", bad_mutation},
     /* The message names the fix rather than the private field. */

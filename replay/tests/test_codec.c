@@ -148,6 +148,33 @@ Test(codec, original_traversal_keeps_version_1_bytes) {
     eddy_bytes_free(&b);
 }
 
+/* EDDY_VELOCITY_TREECODE_VORTONS (3) is a value of the velocity_method field
+ * (u32 at offset 68), no new layout: it reads back; 4 is refused as corrupt
+ * and the walk at the vortons with the original traversal as an invalid
+ * definition, both with a message naming the field. */
+Test(codec, treecode_vortons_method_round_trips) {
+    eddy_world_def d = odd_def();
+    d.velocity_method = EDDY_VELOCITY_TREECODE_VORTONS;
+    d.treecode_traversal = EDDY_TREECODE_MULTIPOLE;
+    eddy_bytes b = {0};
+    cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
+    eddy_world_def out = eddy_world_def_default();
+    char message[256];
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.velocity_method, EDDY_VELOCITY_TREECODE_VORTONS);
+    const uint32_t unknown = 4;
+    memcpy(b.data + 68, &unknown, 4);
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    cr_assert(strstr(message, "velocity_method") != NULL, "%s", message);
+    eddy_bytes_free(&b);
+    d.treecode_traversal = EDDY_TREECODE_ORIGINAL;
+    char why[256];
+    cr_assert_eq(eddy_world_def_validate(&d, why, sizeof why), EDDY_ERROR_INVALID_DEF);
+    cr_assert(strstr(why, "EDDY_TREECODE_MULTIPOLE") != NULL, "%s", why);
+}
+
 /* A step other than Euler's (EDDY_VORTON_STEP_HEUN, _STRETCH_AB2) is written
  * in version 3: version 2's 133 bytes and the step (u32), whatever the
  * traversal; Euler's step keeps versions 1 and 2 (above). An unknown step is
