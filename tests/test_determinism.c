@@ -207,7 +207,8 @@ Test(determinism, mutation_worker_dependent_reduction_is_caught, .timeout = 300)
     run_scene("vortex_ring", &o, &ref);
     int caught = 0;
     for (int w = 2; w <= 8; ++w) {
-        o = (run_options){w, false, false, EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION, EDDY_VELOCITY_TREECODE};
+        o = (run_options){w, false, false, EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION,
+                          EDDY_VELOCITY_TREECODE};
         run_scene("vortex_ring", &o, &mutated);
         int comp = -1;
         if (first_divergence(&ref, &mutated, &comp) >= 0) ++caught;
@@ -221,7 +222,8 @@ Test(determinism, mutation_skip_worker_fp_mode_is_caught, .timeout = 300) {
     static trace ref, mutated;
     run_options o = {1, false, false, 0, EDDY_VELOCITY_TREECODE};
     run_scene("vortex_ring", &o, &ref);
-    o = (run_options){4, false, true, EDDY_MUTATION_SKIP_WORKER_FP_MODE, EDDY_VELOCITY_TREECODE};
+    o = (run_options){4, false, true, EDDY_MUTATION_SKIP_WORKER_FP_MODE,
+                      EDDY_VELOCITY_TREECODE};
     run_scene("vortex_ring", &o, &mutated);
     int comp = -1;
     int f = first_divergence(&ref, &mutated, &comp);

@@ -150,8 +150,9 @@ Test(codec, original_traversal_keeps_version_1_bytes) {
 
 /* EDDY_VELOCITY_TREECODE_VORTONS (3) is a value of the velocity_method field
  * (u32 at offset 68), no new layout: it reads back; 4 is refused as corrupt
- * and the walk at the vortons with the original traversal as an invalid
- * definition, both with a message naming the field. */
+ * (the message names the field), and the walk at the vortons with the
+ * original traversal as an invalid definition (the message names the
+ * traversal it needs). */
 Test(codec, treecode_vortons_method_round_trips) {
     eddy_world_def d = odd_def();
     d.velocity_method = EDDY_VELOCITY_TREECODE_VORTONS;
