@@ -40,7 +40,7 @@ typedef enum eddy_velocity_method {
     /* Treecode over nested grids evaluated at velocity-grid points (default);
      * vortons and tracers move with the grid's trilinear sample, so a vortex
      * core needs several grid cells across it (one to eight cells per vorton:
-     * docs/integration.md §8). */
+     * docs/integration.md section 8). */
     EDDY_VELOCITY_TREECODE = 0,
     /* Direct summation over all vortons at every velocity-grid point. */
     EDDY_VELOCITY_DIRECT_GRID = 1,
