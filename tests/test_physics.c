@@ -758,10 +758,11 @@ Test(physics, thin_ring_speed_treecode) {
  * grid's trilinear sample) on thin rings whose core is resolved: lattice
  * h = a/5 instead of a/2. The grid's cell count follows the vorton count
  * (lib/grid.c), so the lattice also sets how many grid cells cover the core:
- * 2-3 per core radius at h = a/2 (the ring above, 4-9 % slow), 3-5 at h = a/5.
- * There the ring travels within 3 % of Saffman's speed with eddy's core
- * constant at R/a 6, 8 and 12 (docs/accuracy.md, "Ring speed"). The coarser
- * lattices and the original traversal are logged for the convergence table. */
+ * 1.2-2.4 per core radius at h = a/2 (the ring above, 4-9 % slow), 3.3-4.8
+ * at h = a/5. There the ring travels within 3 % of Saffman's speed with
+ * eddy's core constant at R/a 6, 8 and 12 (docs/accuracy.md, "Ring speed").
+ * The coarser lattices and the original traversal are logged for the
+ * convergence table. */
 Test(physics, thin_ring_speed_resolved_core) {
     const double ratios[3] = {6.0, 8.0, 12.0};
     enum { RESOLVED_NH = 5 };
