@@ -3,7 +3,7 @@
 # effective C flags would contract a*b+c into a fused multiply-add
 # (determinism rule 5, docs/determinism.md).
 #
-# gcc defines no macro for its -ffp-contract mode, so lib/fpcheck.h cannot see
+# gcc defines no macro for its -ffp-contract mode, so lib/runtime/fpcheck.h cannot see
 # -ffp-contract=fast, and no compiler shows it for clang's =fast either. This
 # probe compiles one function with the flags every eddy target gets (the
 # user's CMAKE_C_FLAGS and build-type flags, then the directory's compile

@@ -6,189 +6,21 @@
  * and owns one timing slot of the profile. The caller's floating-point mode
  * is saved, the canonical mode set for the whole step (workers set it for
  * every task in parallel.c), and the caller's mode restored at the end. */
-#include "core.h"
+#include "core/core.h"
+#include "bodies/bodies.h"
+#include "fluid/fluid.h"
+#include "hash/hash.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { EDDY_DEF_COOKIE = 0x0EDD1DEF };
-
 static _Thread_local char g_create_error[256];
 
 const char *eddy_last_error_message(void) { return g_create_error; }
 
 const char *eddy_world_error_message(const eddy_world *w) { return w ? w->error : ""; }
-
-void eddy_world_set_error(eddy_world *w, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->error, sizeof w->error, fmt, ap);
-    va_end(ap);
-}
-
-eddy_world_def eddy_world_def_default(void) {
-    eddy_world_def d;
-    memset(&d, 0, sizeof d);
-    /* 1/30 rounded to nearest, as a literal: a division here could run at run
-     * time in the caller's rounding mode (clang does not fold it under
-     * -fno-unsafe-math-optimizations) and change the definition's bits. */
-    d.dt = 0x1.111112p-5f;
-    d.substeps = 1;
-    d.viscosity = 0.01f;
-    d.vorticity_dissipation = 0.01f;
-    d.density_diffusivity = 1.0e-4f;
-    d.density_relaxation = 1.0e-4f;
-    d.ambient_density = 1.0f;
-    d.gravity = (eddy_vec3){0.0f, 0.0f, -10.0f};
-    d.stretch_gain = 0.5f;
-    d.mollify_length_scale = 1.0f;
-    d.velocity_method = EDDY_VELOCITY_TREECODE;
-    d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* docs/accuracy.md */
-    d.treecode_opening_angle = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
-    d.vorton_step = EDDY_VORTON_STEP_STRETCH_AB2; /* docs/physics.md §2 */
-    d.vorton_radius = 0.125f;
-    d.tracer_radius = 0.01f;
-    d.vorton_max_age = -1;
-    d.tracer_max_age = -1;
-    d.seed = 1;
-    d.ambient_temperature = 300.0f;
-    d.fluid_specific_heat = 1.0f;
-    d.boundary_thickness = 1.5f;
-    d.shedding_gain = 0.1f;
-    d.spin_gain = 1.0f;
-    d.tracer_restitution = 0.01f;
-    d.wall_poisoning = EDDY_WALL_POISON_GRID;
-    d.flush_denormals = false; /* IEEE gradual underflow: the same on every ISA, wasm included */
-    d.hash_every_step = true;
-    d.worker_count = 1;
-    d.internal_value = EDDY_DEF_COOKIE;
-    return d;
-}
-
-static bool finite3(eddy_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
-
-/* In [lo, hi]; false for NaN. */
-static bool within(float x, float lo, float hi) { return x >= lo && x <= hi; }
-
-/* Every component in [-limit, limit]; false for NaN or infinity. */
-static bool within3(eddy_vec3 v, float limit) {
-    return within(v.x, -limit, limit) && within(v.y, -limit, limit) && within(v.z, -limit, limit);
-}
-
-#define DEF_CHECK(cond, ...)                                                                 \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            if (message && message_size) snprintf(message, message_size, __VA_ARGS__);       \
-            return EDDY_ERROR_INVALID_DEF;                                                   \
-        }                                                                                    \
-    } while (0)
-
-eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size_t message_size) {
-    if (message && message_size) message[0] = '\0';
-    if (!d) {
-        if (message && message_size) snprintf(message, message_size, "def is NULL");
-        return EDDY_ERROR_INVALID_ARGUMENT;
-    }
-    DEF_CHECK(d->internal_value == EDDY_DEF_COOKIE,
-              "def was not initialised with eddy_world_def_default()");
-    DEF_CHECK(isfinite(d->dt) && d->dt > 0.0f && d->dt <= 1.0f, "dt must be in (0, 1] s, got %g",
-              (double)d->dt);
-    DEF_CHECK(d->substeps >= 1 && d->substeps <= 64, "substeps must be in [1, 64], got %d",
-              d->substeps);
-    DEF_CHECK(isfinite(d->viscosity) && d->viscosity >= 0.0f && d->viscosity <= EDDY_MAX_DIFFUSIVITY,
-              "viscosity %g must be in [0, %g] m^2/s", (double)d->viscosity,
-              (double)EDDY_MAX_DIFFUSIVITY);
-    DEF_CHECK(isfinite(d->vorticity_dissipation) && d->vorticity_dissipation >= 0.0f &&
-                  d->vorticity_dissipation * d->dt < 1.0f,
-              "vorticity_dissipation must be >= 0 and below 1/dt");
-    DEF_CHECK(isfinite(d->density_diffusivity) && d->density_diffusivity >= 0.0f &&
-                  d->density_diffusivity <= EDDY_MAX_DIFFUSIVITY,
-              "density_diffusivity %g must be in [0, %g] m^2/s", (double)d->density_diffusivity,
-              (double)EDDY_MAX_DIFFUSIVITY);
-    DEF_CHECK(isfinite(d->density_relaxation) && d->density_relaxation >= 0.0f &&
-                  d->density_relaxation * d->dt < 1.0f,
-              "density_relaxation must be >= 0 and below 1/dt");
-    DEF_CHECK(isfinite(d->ambient_density) && d->ambient_density >= 1.0e-3f &&
-                  d->ambient_density <= 1.0e4f,
-              "ambient_density %g must be in [1e-3, 1e4] kg/m^3", (double)d->ambient_density);
-    DEF_CHECK(within3(d->gravity, EDDY_MAX_ACCELERATION), "gravity must be finite, components in "
-              "[-%g, %g]", (double)EDDY_MAX_ACCELERATION, (double)EDDY_MAX_ACCELERATION);
-    DEF_CHECK(within3(d->wind, EDDY_MAX_SPEED), "wind must be finite, components in [-%g, %g]",
-              (double)EDDY_MAX_SPEED, (double)EDDY_MAX_SPEED);
-    DEF_CHECK(within(d->stretch_gain, -EDDY_MAX_GAIN, EDDY_MAX_GAIN),
-              "stretch_gain %g must be in [-%g, %g]", (double)d->stretch_gain,
-              (double)EDDY_MAX_GAIN, (double)EDDY_MAX_GAIN);
-    DEF_CHECK(within(d->mollify_length_scale, 0.0f, EDDY_MAX_COORDINATE),
-              "mollify_length_scale %g must be in [0, %g]", (double)d->mollify_length_scale,
-              (double)EDDY_MAX_COORDINATE);
-    DEF_CHECK(d->velocity_method >= EDDY_VELOCITY_TREECODE &&
-                  d->velocity_method <= EDDY_VELOCITY_TREECODE_VORTONS,
-              "velocity_method %d is not an eddy_velocity_method", (int)d->velocity_method);
-    DEF_CHECK(d->treecode_traversal >= EDDY_TREECODE_MULTIPOLE &&
-                  d->treecode_traversal <= EDDY_TREECODE_ORIGINAL,
-              "treecode_traversal %d is not an eddy_treecode_traversal",
-              (int)d->treecode_traversal);
-    DEF_CHECK(d->velocity_method != EDDY_VELOCITY_TREECODE_VORTONS ||
-                  d->treecode_traversal == EDDY_TREECODE_MULTIPOLE,
-              "velocity_method EDDY_VELOCITY_TREECODE_VORTONS needs treecode_traversal "
-              "EDDY_TREECODE_MULTIPOLE (the original traversal has no walk at the vortons)");
-    DEF_CHECK(d->vorton_step >= EDDY_VORTON_STEP_EULER && d->vorton_step <= EDDY_VORTON_STEP_STRETCH_AB2,
-              "vorton_step %d is not an eddy_vorton_step", (int)d->vorton_step);
-    DEF_CHECK(isfinite(d->treecode_opening_angle) && d->treecode_opening_angle > 0.0f &&
-                  d->treecode_opening_angle <= 2.0f,
-              "treecode_opening_angle %g must be in (0, 2] (the multipole treecode opens a cell "
-              "of edge s unless s < angle * distance)",
-              (double)d->treecode_opening_angle);
-    DEF_CHECK(within(d->vorton_radius, 1.0e-4f, 1.0e4f), "vorton_radius %g must be in [1e-4, 1e4] m",
-              (double)d->vorton_radius);
-    DEF_CHECK(within(d->tracer_radius, 1.0e-6f, 1.0e4f), "tracer_radius %g must be in [1e-6, 1e4] m",
-              (double)d->tracer_radius);
-    DEF_CHECK(d->vorton_max_age >= -1, "vorton_max_age must be >= -1 (-1: never)");
-    DEF_CHECK(d->tracer_max_age >= -1, "tracer_max_age must be >= -1 (-1: never)");
-    DEF_CHECK(isfinite(d->ambient_temperature) && d->ambient_temperature > 0.0f &&
-                  d->ambient_temperature <= EDDY_MAX_TEMPERATURE,
-              "ambient_temperature %g must be in (0, %g] K", (double)d->ambient_temperature,
-              (double)EDDY_MAX_TEMPERATURE);
-    DEF_CHECK(within(d->fluid_specific_heat, 1.0e-3f, 1.0e9f),
-              "fluid_specific_heat %g must be in [1e-3, 1e9]", (double)d->fluid_specific_heat);
-    DEF_CHECK(isfinite(d->boundary_thickness) && d->boundary_thickness >= 1.0f &&
-                  d->boundary_thickness <= 8.0f,
-              "boundary_thickness must be in [1, 8] vorton radii");
-    DEF_CHECK(isfinite(d->shedding_gain) && d->shedding_gain >= 0.0f && d->shedding_gain <= 1.0f,
-              "shedding_gain must be in [0, 1]");
-    DEF_CHECK(within(d->spin_gain, -EDDY_MAX_GAIN, EDDY_MAX_GAIN), "spin_gain %g must be in [-%g, %g]",
-              (double)d->spin_gain, (double)EDDY_MAX_GAIN, (double)EDDY_MAX_GAIN);
-    DEF_CHECK(isfinite(d->tracer_restitution) && d->tracer_restitution >= 0.0f &&
-                  d->tracer_restitution <= 1.0f,
-              "tracer_restitution must be in [0, 1]");
-    DEF_CHECK(d->wall_poisoning >= EDDY_WALL_POISON_NONE &&
-                  d->wall_poisoning <= EDDY_WALL_POISON_VORTON_HITS,
-              "wall_poisoning %d is not an eddy_wall_poisoning", (int)d->wall_poisoning);
-    DEF_CHECK(EDDY_FPENV_CAN_FLUSH || !d->flush_denormals,
-              "flush_denormals: this platform (WebAssembly) cannot flush denormals");
-    DEF_CHECK(d->worker_count >= 1 && d->worker_count <= EDDY_MAX_WORKERS,
-              "worker_count must be in [1, %d], got %d", EDDY_MAX_WORKERS, d->worker_count);
-    DEF_CHECK((d->enqueue_task == NULL) == (d->finish_task == NULL),
-              "enqueue_task and finish_task must both be set or both be NULL");
-    DEF_CHECK(d->enqueue_task == NULL || d->worker_start == NULL,
-              "worker_start is called on the built-in pool's threads only and would never be "
-              "called with enqueue_task set: prepare your job system's threads yourself");
-    DEF_CHECK((d->test_mutations & ~(uint32_t)(EDDY_MUTATION_WORKER_DEPENDENT_REDUCTION |
-                                               EDDY_MUTATION_SKIP_WORKER_FP_MODE |
-                                               EDDY_MUTATION_RESTORE_KEEPS_FLOW_GRID |
-                                               EDDY_MUTATION_NO_BROAD_PHASE |
-                                               EDDY_MUTATION_BROAD_PHASE_IGNORES_REACH |
-                                               EDDY_MUTATION_NO_CONTACT_LANES |
-                                               EDDY_MUTATION_NO_POISON_CULL |
-                                               EDDY_MUTATION_SERIAL_EMISSION |
-                                               EDDY_MUTATION_SCALAR_DENSITY_GATHER |
-                                               EDDY_MUTATION_UNFUSED_TRACER_HASH |
-                                               EDDY_MUTATION_EARLY_TRACER_HASH_ALWAYS)) == 0,
-              "test_mutations has unknown bits");
-    return EDDY_OK;
-}
 
 static void world_free(eddy_world *w) {
     eddy_bodies_free(w);
@@ -278,42 +110,15 @@ void eddy_world_destroy(eddy_world *w) {
 }
 
 /* ---------------------------------------------------------------- scratch */
-static bool grow(void **p, size_t bytes) {
-    void *q = realloc(*p, bytes);
-    if (!q) return false;
-    *p = q;
-    return true;
-}
-
-bool eddy_grid_arrays_reserve(eddy_world *w, int points) {
-    if (points <= w->grid_point_capacity) return true;
-    const size_t n = (size_t)points;
-    if (!grow((void **)&w->velocity, n * sizeof(vec3)) ||
-        !grow((void **)&w->flow, 4 * n * sizeof(float)) ||
-        !grow((void **)&w->jacobian, 3 * n * sizeof(vec3)) ||
-        !grow((void **)&w->density, n * sizeof(float)) ||
-        !grow((void **)&w->density_gradient, n * sizeof(vec3)))
-        return false;
-    w->grid_point_capacity = points;
-    return true;
-}
 
 static bool scratch_reserve(eddy_world *w, int n) {
     if (n <= w->scratch_capacity) return true;
     for (int k = 0; k < 4; ++k)
-        if (!grow((void **)&w->scratch[k], (size_t)n * sizeof(float))) return false;
+        if (!eddy_grow((void **)&w->scratch[k], (size_t)n * sizeof(float))) return false;
     if (!eddy_pse_reserve(w, n)) return false;
     if (!eddy_partials_reserve(w, eddy_stretch_partials_bytes(n))) return false;
     w->scratch_capacity = n;
     return true;
-}
-
-void *eddy_partials_reserve(eddy_world *w, size_t bytes) {
-    if (bytes > w->partials_bytes) {
-        if (!grow(&w->partials, bytes)) return NULL;
-        w->partials_bytes = bytes;
-    }
-    return w->partials;
 }
 
 /* ---------------------------------------------------------------- population */
@@ -322,16 +127,16 @@ void *eddy_partials_reserve(eddy_world *w, size_t bytes) {
 static const char *particle_bad_field(eddy_vec3 position, eddy_vec3 velocity,
                                       const eddy_vec3 *vorticity, float drho, bool *nan) {
     *nan = true;
-    if (!finite3(position)) return "position";
-    if (!finite3(velocity)) return "velocity";
-    if (vorticity && !finite3(*vorticity)) return "vorticity";
+    if (!eddy_finite3(position)) return "position";
+    if (!eddy_finite3(velocity)) return "velocity";
+    if (vorticity && !eddy_finite3(*vorticity)) return "vorticity";
     if (!isfinite(drho)) return "density_deviation";
     *nan = false;
-    if (!within3(position, EDDY_MAX_COORDINATE)) return "position (beyond EDDY_MAX_COORDINATE)";
-    if (!within3(velocity, EDDY_MAX_SPEED)) return "velocity (beyond EDDY_MAX_SPEED)";
-    if (vorticity && !within3(*vorticity, EDDY_MAX_VORTICITY))
+    if (!eddy_within3(position, EDDY_MAX_COORDINATE)) return "position (beyond EDDY_MAX_COORDINATE)";
+    if (!eddy_within3(velocity, EDDY_MAX_SPEED)) return "velocity (beyond EDDY_MAX_SPEED)";
+    if (vorticity && !eddy_within3(*vorticity, EDDY_MAX_VORTICITY))
         return "vorticity (beyond EDDY_MAX_VORTICITY)";
-    if (!within(drho, -EDDY_MAX_DENSITY_DEVIATION, EDDY_MAX_DENSITY_DEVIATION))
+    if (!eddy_within(drho, -EDDY_MAX_DENSITY_DEVIATION, EDDY_MAX_DENSITY_DEVIATION))
         return "density_deviation (beyond EDDY_MAX_DENSITY_DEVIATION)";
     return NULL;
 }
@@ -413,24 +218,24 @@ eddy_emitter_def eddy_emitter_def_default(void) {
 /* Check an emitter definition against the ranges of types.h; the message
  * names the field. EDDY_ERROR_NAN for a non-finite field, else INVALID_DEF. */
 static eddy_status emitter_def_check(eddy_world *w, const eddy_emitter_def *d) {
-    if (!finite3(d->position) || !finite3(d->position_spread) || !finite3(d->velocity) ||
-        !finite3(d->vorticity) || !finite3(d->vorticity_spread) || !isfinite(d->density_deviation) ||
+    if (!eddy_finite3(d->position) || !eddy_finite3(d->position_spread) || !eddy_finite3(d->velocity) ||
+        !eddy_finite3(d->vorticity) || !eddy_finite3(d->vorticity_spread) || !isfinite(d->density_deviation) ||
         !isfinite(d->vorton_rate) || !isfinite(d->tracer_rate)) {
         eddy_world_set_error(w, "emitter def has a NaN or infinite field");
         return EDDY_ERROR_NAN;
     }
     const char *field = NULL;
-    if (!within3(d->position, EDDY_MAX_COORDINATE)) field = "position (beyond EDDY_MAX_COORDINATE)";
-    else if (!within3(d->position_spread, EDDY_MAX_COORDINATE) || d->position_spread.x < 0.0f ||
+    if (!eddy_within3(d->position, EDDY_MAX_COORDINATE)) field = "position (beyond EDDY_MAX_COORDINATE)";
+    else if (!eddy_within3(d->position_spread, EDDY_MAX_COORDINATE) || d->position_spread.x < 0.0f ||
              d->position_spread.y < 0.0f || d->position_spread.z < 0.0f)
         field = "position_spread (must be >= 0 and within EDDY_MAX_COORDINATE)";
-    else if (!within3(d->velocity, EDDY_MAX_SPEED)) field = "velocity (beyond EDDY_MAX_SPEED)";
-    else if (!within3(d->vorticity, EDDY_MAX_VORTICITY) ||
-             !within3(d->vorticity_spread, EDDY_MAX_VORTICITY))
+    else if (!eddy_within3(d->velocity, EDDY_MAX_SPEED)) field = "velocity (beyond EDDY_MAX_SPEED)";
+    else if (!eddy_within3(d->vorticity, EDDY_MAX_VORTICITY) ||
+             !eddy_within3(d->vorticity_spread, EDDY_MAX_VORTICITY))
         field = "vorticity or vorticity_spread (beyond EDDY_MAX_VORTICITY)";
-    else if (!within(d->density_deviation, -EDDY_MAX_DENSITY_DEVIATION, EDDY_MAX_DENSITY_DEVIATION))
+    else if (!eddy_within(d->density_deviation, -EDDY_MAX_DENSITY_DEVIATION, EDDY_MAX_DENSITY_DEVIATION))
         field = "density_deviation (beyond EDDY_MAX_DENSITY_DEVIATION)";
-    else if (!(within(d->vorton_rate, 0.0f, 1.0e6f) && within(d->tracer_rate, 0.0f, 1.0e7f)))
+    else if (!(eddy_within(d->vorton_rate, 0.0f, 1.0e6f) && eddy_within(d->tracer_rate, 0.0f, 1.0e7f)))
         field = "rates (must be in [0, 1e6] vortons/s and [0, 1e7] tracers/s)";
     if (field) {
         eddy_world_set_error(w, "emitter %s", field);
@@ -487,7 +292,7 @@ static const char *emitter_command_bad_field(const eddy_emitter_command *c, eddy
             *status = EDDY_ERROR_NAN;
             return "vorton_rate or tracer_rate (NaN or infinite)";
         }
-        if (!(within(c->vorton_rate, 0.0f, 1.0e6f) && within(c->tracer_rate, 0.0f, 1.0e7f)))
+        if (!(eddy_within(c->vorton_rate, 0.0f, 1.0e6f) && eddy_within(c->tracer_rate, 0.0f, 1.0e7f)))
             return "vorton_rate or tracer_rate (must be in [0, 1e6] and [0, 1e7] per second)";
         return NULL;
     case EDDY_EMITTER_BURST:
@@ -496,11 +301,11 @@ static const char *emitter_command_bad_field(const eddy_emitter_command *c, eddy
             return "vorton_count or tracer_count (must be in [0, 1e6] and [0, 1e7])";
         return NULL;
     case EDDY_EMITTER_MOVE:
-        if (!finite3(c->position)) {
+        if (!eddy_finite3(c->position)) {
             *status = EDDY_ERROR_NAN;
             return "position (NaN or infinite)";
         }
-        if (!within3(c->position, EDDY_MAX_COORDINATE)) return "position (beyond EDDY_MAX_COORDINATE)";
+        if (!eddy_within3(c->position, EDDY_MAX_COORDINATE)) return "position (beyond EDDY_MAX_COORDINATE)";
         return NULL;
     case EDDY_EMITTER_ENABLE: case EDDY_EMITTER_DISABLE: case EDDY_EMITTER_CREATE:
     case EDDY_EMITTER_DESTROY: return NULL;
@@ -542,19 +347,19 @@ static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
         eddy_world_set_error(w, "input flags have unknown bits 0x%x", (unsigned)in->flags);
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    if ((in->flags & EDDY_INPUT_SET_GRAVITY) && !finite3(in->gravity)) {
+    if ((in->flags & EDDY_INPUT_SET_GRAVITY) && !eddy_finite3(in->gravity)) {
         eddy_world_set_error(w, "input gravity is not finite");
         return EDDY_ERROR_NAN;
     }
-    if ((in->flags & EDDY_INPUT_SET_WIND) && !finite3(in->wind)) {
+    if ((in->flags & EDDY_INPUT_SET_WIND) && !eddy_finite3(in->wind)) {
         eddy_world_set_error(w, "input wind is not finite");
         return EDDY_ERROR_NAN;
     }
-    if ((in->flags & EDDY_INPUT_SET_GRAVITY) && !within3(in->gravity, EDDY_MAX_ACCELERATION)) {
+    if ((in->flags & EDDY_INPUT_SET_GRAVITY) && !eddy_within3(in->gravity, EDDY_MAX_ACCELERATION)) {
         eddy_world_set_error(w, "input gravity is beyond EDDY_MAX_ACCELERATION");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
-    if ((in->flags & EDDY_INPUT_SET_WIND) && !within3(in->wind, EDDY_MAX_SPEED)) {
+    if ((in->flags & EDDY_INPUT_SET_WIND) && !eddy_within3(in->wind, EDDY_MAX_SPEED)) {
         eddy_world_set_error(w, "input wind is beyond EDDY_MAX_SPEED");
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
@@ -588,7 +393,7 @@ static bool emitter_slot(eddy_world *w, int *slot) {
         }
     if (w->emitter_count == w->emitter_capacity) {
         int cap = w->emitter_capacity ? 2 * w->emitter_capacity : 4;
-        if (!grow((void **)&w->emitters, (size_t)cap * sizeof(emitter))) return false;
+        if (!eddy_grow((void **)&w->emitters, (size_t)cap * sizeof(emitter))) return false;
         w->emitter_capacity = cap;
     }
     *slot = w->emitter_count++;
@@ -612,7 +417,7 @@ static bool emitter_add(eddy_world *w, const eddy_emitter_def *d, eddy_emitter_i
 static bool push_created_emitter(eddy_world *w, eddy_emitter_id id) {
     if (w->created_emitter_count == w->created_emitter_capacity) {
         int cap = w->created_emitter_capacity ? 2 * w->created_emitter_capacity : 4;
-        if (!grow((void **)&w->created_emitters, (size_t)cap * sizeof(eddy_emitter_id)))
+        if (!eddy_grow((void **)&w->created_emitters, (size_t)cap * sizeof(eddy_emitter_id)))
             return false;
         w->created_emitter_capacity = cap;
     }
@@ -679,7 +484,7 @@ static bool input_apply(eddy_world *w, const eddy_input *in) {
 static bool heun_reserve(eddy_world *w, int vortons) {
     if (vortons <= w->heun_capacity) return true;
     for (int k = 0; k < HEUN_ARRAYS; ++k)
-        if (!grow((void **)&w->heun[k], (size_t)vortons * sizeof(float))) return false;
+        if (!eddy_grow((void **)&w->heun[k], (size_t)vortons * sizeof(float))) return false;
     w->heun_capacity = vortons;
     return true;
 }

@@ -140,8 +140,8 @@ static eddy_body_def make_fixed(eddy_body_def d) {
  * default gain (0.5). They used to need two substeps and stretching off: the
  * walls displaced particles without moving the fluid and explicit stretching
  * amplified the wall layers; the container now carries its interior
- * (lib/carry.c) and stretching is integrated in a bounded form
- * (lib/stretch.c), docs/coupling.md §6.2. */
+ * (lib/bodies/carry.c) and stretching is integrated in a bounded form
+ * (lib/fluid/stretch.c), docs/coupling.md §6.2. */
 static void container_physics(scene_build *b) {
     b->def.substeps = 1;
     b->def.stretch_gain = 0.5f;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # A build of lib/ whose float math would not be IEEE binary32 without excess
 # precision or contraction is refused, with a message saying why
-# (lib/fpcheck.h, cmake/EddyContractionProbe.cmake, docs/determinism.md).
+# (lib/runtime/fpcheck.h, cmake/EddyContractionProbe.cmake, docs/determinism.md).
 # Tries each such build and expects the refusal; run by ctest (fp_refusal).
 #
 #   scripts/check_fp_refusal.sh [WORK_DIR]     (default: a temporary directory)
@@ -26,7 +26,7 @@ if [[ -z $work ]]; then
 fi
 mkdir -p "$work"
 failures=0
-unit=lib/emath.c
+unit=lib/runtime/emath.c
 base=(-std=c17 -fsyntax-only -Iinclude -Ilib -DEDDY_FP_CONTRACT_OFF)
 
 pass() { printf 'ok    %s\n' "$*"; }
@@ -72,7 +72,7 @@ fi
 if command -v clang >/dev/null; then
     check_compiler clang
     # clang's default -ffp-contract=on is neutralised by the pragma: no FMA.
-    printf '#include "core.h"\nfloat fma_probe(float a, float b, float c);\n%s\n' \
+    printf '#include "runtime/runtime.h"\nfloat fma_probe(float a, float b, float c);\n%s\n' \
         'float fma_probe(float a, float b, float c) { return a * b + c; }' >"$work/probe.c"
     if clang -std=c17 -O2 -mfma -ffp-contract=on -Iinclude -Ilib -S -o "$work/probe.s" \
         "$work/probe.c" && ! grep -qE 'vfn?m(add|sub)[0-9]' "$work/probe.s"; then

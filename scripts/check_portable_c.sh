@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # lib/ and include/ use no GCC-only extension, so MSVC can build them
 # (docs/verify.md, "Windows x64"). Three checks over the files a Windows x64
-# build compiles (every lib/*.c and header except the back ends of other
-# platforms: lib/*_posix.c and lib/fpenv_*.c other than fpenv_x86_64.c):
+# build compiles (every .c and header of lib/ except the back ends of other
+# platforms: lib/runtime/*_posix.c and lib/runtime/fpenv_*.c other than fpenv_x86_64.c):
 #
 # 1. No GCC-only token (__attribute__, __builtin_*, __asm__/asm, typeof,
 #    __extension__, __int128, __label__, __thread) outside a #define: each
@@ -17,7 +17,7 @@
 #    (XXH_VECTOR=0), since its SSE2 path is picked by __GNUC__ or _MSC_VER.
 # 3. The same flags (with __GNUC__, which MinGW-w64's headers need) for the
 #    Windows target: clang --target=x86_64-w64-mingw32, so the _WIN32 branches
-#    and lib/thread_win32.c are parsed too.
+#    and lib/runtime/thread_win32.c are parsed too.
 # What is not covered: MSVC's own headers and its C11 support (C11 atomics
 # need VS 2022 17.5+ with /experimental:c11atomics; _Thread_local and
 # _Alignas need /std:c17), which only a real MSVC build proves.
@@ -31,10 +31,10 @@ command -v "$cc" >/dev/null || fail "$cc not found (scripts/setup.sh installs cl
 
 windows_sources() {
     local f
-    for f in lib/*.c lib/*.h include/eddy/*.h; do
+    for f in lib/*.c lib/*/*.c lib/*/*.h include/eddy/*.h; do
         case $f in
-        lib/*_posix.c) continue ;;
-        lib/fpenv_*.c) [[ $f == lib/fpenv_x86_64.c ]] || continue ;;
+        lib/*/*_posix.c) continue ;;
+        lib/runtime/fpenv_*.c) [[ $f == lib/runtime/fpenv_x86_64.c ]] || continue ;;
         esac
         printf '%s\n' "$f"
     done
@@ -57,7 +57,7 @@ trap 'rm -rf "$xxdir"' EXIT
 cp "$xxhash_dir/xxhash.h" "$xxdir/" # alone: a cross target must not see /usr/include
 for f in "${files[@]}"; do
     [[ $f == *.c ]] || continue
-    if [[ $f != lib/*_win32.c ]]; then
+    if [[ $f != lib/*/*_win32.c ]]; then
         "$cc" "${flags[@]}" -I"$xxdir" -U__GNUC__ -DXXH_VECTOR=0 "$f" ||
             fail "$f is not ISO C17 without GNU extensions (clang -U__GNUC__)"
     fi

@@ -4,7 +4,7 @@
  * container, whether a point is outside its inner box at the body's current
  * pose, and the fraction of particles whose position (bitwise) no other
  * particle of the same array shares. They read the library's internal
- * records (core.h), like the white-box tests. Measurement only: nothing here
+ * records (lib/core/core.h), like the white-box tests. Measurement only: nothing here
  * feeds back into a world. */
 #ifndef EDDY_CONTAINER_CHECKS_H
 #define EDDY_CONTAINER_CHECKS_H
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "core/core.h"
 
 /* The world's first live container (a polytope turned inside out), or NULL. */
 static inline const body *container_checks_container(const eddy_world *w) {

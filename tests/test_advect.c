@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tracer advection (lib/advect.c, advect_batch.h): every batch build gives
+/* Tracer advection (lib/fluid/advect.c, advect_batch.h): every batch build gives
  * the bits of the one-tracer path.
  *
  * Tracers inside, on the faces of and outside a grid (clamped), at signed
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advect_batch.h"
-#include "core.h"
+#include "fluid/advect_batch.h"
+#include "core/core.h"
 
 #if defined(EDDY_TRACER_BATCH)
 
@@ -38,7 +38,7 @@ static tracer_out out_of(tracers *t) {
     return (tracer_out){t->v[0], t->v[1], t->v[2], t->v[3], t->v[4], t->v[5], t->v[6]};
 }
 
-/* The one-tracer path of lib/advect.c's tracer_chunk. */
+/* The one-tracer path of lib/fluid/advect.c's tracer_chunk. */
 static void advect_reference(const grid_shape *g, const float *flow, float dt, vec3 wind,
                              tracers *t, int begin, int end) {
     for (int i = begin; i < end; ++i) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The broad phase of particle-body collision (lib/broadphase.c) skips only
+/* The broad phase of particle-body collision (lib/bodies/broadphase.c) skips only
  * particles the narrow phase leaves untouched.
  *
  * - Points around a rotated box, a rotated container and a ball, many of them
@@ -20,12 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broadphase.h"
-#include "core.h"
+#include "bodies/broadphase.h"
+#include "core/core.h"
 #include "eddy/eddy.h"
-#include "geometry.h"
+#include "bodies/geometry.h"
 #include "scenes.h"
-#include "vmath.h"
+#include "runtime/vmath.h"
 #include "test_points.h"
 #include "scene_trace.h"
 
@@ -72,7 +72,7 @@ static void fill_points(particle_array *a, const eddy_shape *s, const mat3 *r, v
     }
 }
 
-/* The narrow phase's test (lib/collide.c), done as it does it. */
+/* The narrow phase's test (lib/bodies/collide.c), done as it does it. */
 static bool narrow_touches(const eddy_shape *s, const mat3 *r, vec3 c, float reach, vec3 x) {
     const vec3 q = m3_tmul_v(r, v3_sub(x, c));
     if (!s->hole) {
@@ -162,7 +162,7 @@ Test(broadphase, ball_keeps_points_in_reach_and_skips_far_blocks) {
 }
 
 /* Inside a block near a ball: every point the narrow test touches (squared
- * distance below ball^2, computed as lib/collide.c's near_body) is kept,
+ * distance below ball^2, computed as lib/bodies/collide.c's near_body) is kept,
  * points beyond 1.001 ball are skipped, NaN is kept. */
 Test(broadphase, ball_skips_far_points_of_near_blocks) {
     enum { N = 64 * 40 + 13 };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The tracer narrow phase in lanes (lib/contact_lanes.h) gives the bits of
+/* The tracer narrow phase in lanes (lib/bodies/contact_lanes.h) gives the bits of
  * the one-tracer code.
  *
  * - SIMD lanes and plain C lanes classify the same candidates the same way
@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact_lanes.h"
-#include "core.h"
+#include "bodies/contact_lanes.h"
+#include "core/core.h"
 #include "eddy/eddy.h"
 #include "scenes.h"
-#include "vmath.h"
+#include "runtime/vmath.h"
 #include "test_points.h"
 #include "scene_trace.h"
 
@@ -33,7 +33,7 @@ static mat3 some_rotation(void) { return test_rotation(); }
 
 static const eddy_contact_rules rules = {0.01f, 1.0f, 4.18879e-6f, 1.5f, 0.01f * (1.0f + 1.0e-4f)};
 
-/* A moving, spinning rotated box as lib/collide.c describes it to the lanes. */
+/* A moving, spinning rotated box as lib/bodies/collide.c describes it to the lanes. */
 static eddy_contact_body box_body(const eddy_shape *s, vec3 h) {
     eddy_contact_body b;
     memset(&b, 0, sizeof b);

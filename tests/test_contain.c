@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Containers hold the dynamic bodies inside them (lib/contain.c): a dropped
+/* Containers hold the dynamic bodies inside them (lib/bodies/contain.c): a dropped
  * ball comes to rest on the floor without sinking into it, a ball sliding on
  * the floor starts rolling at 5/7 of its speed (Coulomb friction, the
  * closed form for a solid sphere), a dynamic container and the ball it holds

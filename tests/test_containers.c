@@ -256,7 +256,7 @@ Test(containers, layers_at_rest_stay_at_rest, .timeout = 300) {
 /* The same with the accurate velocity fields: the multipole treecode over
  * LAYERS_REST_FRAMES and direct summation on the grid over
  * LAYERS_DIRECT_FRAMES. A container's wall layer whose vortons each cancelled
- * the whole slip (3/r instead of the layer's 6/(pi r), lib/collide.c)
+ * the whole slip (3/r instead of the layer's 6/(pi r), lib/bodies/collide.c)
  * over-cancelled it by pi/2 and drove the flow along the walls: with these
  * fields the layers at rest overturned (measured with that rule: multipole
  * 4.2 within 3,000 frames, direct 302 within 1,000, the overturned layers
@@ -417,8 +417,8 @@ Test(containers, sloshing_surface_tilts_against_acceleration, .timeout = 300) {
  * half-edge 4 that turns about z at `rate` rad/s. The box carries the ring
  * round with it; seen in the box's frame, the Coriolis force -2 W x u turns
  * the relative flow to the right of its motion when W points along +z, so
- * the ring's linear impulse turns toward -y (lib/carry.c point 3,
- * lib/stretch.c). Returns the angle (rad) of the impulse in the box's frame
+ * the ring's linear impulse turns toward -y (lib/bodies/carry.c point 3,
+ * lib/fluid/stretch.c). Returns the angle (rad) of the impulse in the box's frame
  * about z after `frames` frames. */
 static double ring_turn_in_turning_box(float rate, int frames) {
     eddy_world *w = scene_world("vortex_ring");

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h" /* a body's shape (container walls) and gravity flag */
+#include "core/core.h" /* a body's shape (container walls) and gravity flag */
 #include "eddy/eddy.h"
 #include "rigid_reference.h"
 #include "scenes.h"
@@ -40,7 +40,7 @@ enum { TEST_WORKERS = 2 };
 
 /* The worlds take eddy's defaults (the multipole treecode at theta 1.05, the
  * AB2 stretching rate, the stretching that keeps the total vorticity:
- * lib/stretch.c); only the worker count is the test's. */
+ * lib/fluid/stretch.c); only the worker count is the test's. */
 static eddy_world_def test_def(void) {
     eddy_world_def d = eddy_world_def_default();
     d.worker_count = TEST_WORKERS;
@@ -248,9 +248,9 @@ static eddy_world *spinning_world(bool scene_ball, bool stretching, bool tracers
  * fluid, not take it: its angular momentum must not grow.
  *
  * This holds because the vortons at the wall carry the ball's own vorticity
- * scaled by 2R/r (lib/collide.c); without that scaling the slip-cancelling
+ * scaled by 2R/r (lib/bodies/collide.c); without that scaling the slip-cancelling
  * vorticity, -(3R/r) omega_perp, wins and the ball would spin up. The
- * stretching keeps sum omega V (lib/stretch.c), so the sum holds to rounding
+ * stretching keeps sum omega V (lib/fluid/stretch.c), so the sum holds to rounding
  * as it does with stretching off (vorton_spin_bookkeeping_is_exact); before
  * that the light ball below drifted -3.4 % with the defaults. */
 Test(coupling_momentum, spinning_ball_conserves_angular_momentum, .timeout = 300) {
@@ -515,7 +515,7 @@ Test(coupling_magnus, curve_ball_deflects_along_omega_cross_v, .timeout = 120) {
 
 /* box_magnus: the same for a box spinning about y. Its velocity along
  * omega x v at the last frame is not asserted: with the bounded stretching
- * (lib/stretch.c) the box is deflected by +0.52 m (+1.02 m more than without
+ * (lib/fluid/stretch.c) the box is deflected by +0.52 m (+1.02 m more than without
  * spin) and then slows its sideways drift, ending at -0.066 m/s (the
  * control without spin -0.059); docs/coupling.md §5. */
 Test(coupling_magnus, box_magnus_deflects_along_omega_cross_v, .timeout = 120) {
@@ -772,7 +772,7 @@ Test(coupling_poisoning, vorton_hit_variant_is_deterministic_and_active, .timeou
 }
 
 /* The grid variant skips, per chunk of grid points, the bodies that
- * certainly leave every point of it alone (lib/buoyancy.c); without the cull
+ * certainly leave every point of it alone (lib/bodies/buoyancy.c); without the cull
  * every body meets every point. Same hashes every frame of every scene with
  * bodies (containers, solids, spheres, several bodies). */
 Test(coupling_poisoning, body_cull_changes_no_bit, .timeout = 600) {

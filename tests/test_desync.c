@@ -3,14 +3,14 @@
  * find its component and block by exchanging O(log n) hashes; hash logs and
  * search messages that are cut, damaged or of another version are refused.
  *
- * core.h is included to plant differences straight into a world's state. */
+ * lib/core/core.h is included to plant differences straight into a world's state. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "core/core.h"
 #include "eddy/desync.h"
 #include "scenes.h"
 

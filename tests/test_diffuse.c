@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* PSE diffusion (lib/diffuse.c): every build of the cell exchange (four
+/* PSE diffusion (lib/fluid/diffuse.c): every build of the cell exchange (four
  * lanes: SSE2, NEON or plain C; eight AVX2 lanes where the CPU has them)
  * gives, bit for bit, what the plain scalar loop over each vorton's 27 cells
  * gives: the same terms, added in the same order, the vorton itself skipped.
@@ -10,8 +10,9 @@
 
 #include <stdlib.h>
 
-#include "core.h"
-#include "diffuse.h"
+#include "core/core.h"
+#include "fluid/fluid.h"
+#include "fluid/diffuse.h"
 
 static uint32_t bits_of(float x) {
     uint32_t u;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of eddy's deterministic elementary functions (lib/emath.c).
+/* Tests of eddy's deterministic elementary functions (lib/runtime/emath.c).
  *
  * Accuracy is measured against libm in double precision (allowed in tests:
  * the reference only has to be much more accurate than a float ulp). The error
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core.h"
+#include "core/core.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -550,7 +550,7 @@ static uint64_t fnv1a(uint64_t h, float v) {
 Test(emath, golden_hash) {
     /* The bits of every function on a fixed argument set. The same value must
      * come out of every compiler, optimisation level and ISA. If a deliberate
-     * change of lib/emath.c changes it, rerun with --verbose and paste the new
+     * change of lib/runtime/emath.c changes it, rerun with --verbose and paste the new
      * values here (and record the change: it changes simulation results). */
     static const uint64_t golden[7] = {
         0xf64d845eeb47e517u, /* expf */

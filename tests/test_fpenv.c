@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of the FP environment (lib/fpenv.c): canonical words, get/set, the
+/* Tests of the FP environment (lib/runtime/fpenv.c): canonical words, get/set, the
  * comparison that ignores sticky flags, and that the words really change the
  * arithmetic (rounding, flush-to-zero, denormals-are-zero). */
 #include <criterion/criterion.h>
 
-#include "core.h"
+#include "core/core.h"
 
 #include <float.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Uniform grids (lib/grid.c): sizing, decimation, cell lookup with clamping,
+/* Uniform grids (lib/core/grid.c): sizing, decimation, cell lookup with clamping,
  * trilinear interpolation and the finite-difference stencil.
  *
  * Reference values are computed in double. Where a property is exact in
@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core.h"
+#include "core/core.h"
 
 #define EPS_F ((double)FLT_EPSILON)
 

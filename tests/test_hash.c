@@ -4,13 +4,13 @@
  * The expected values are computed by a second, independent implementation of
  * the spec in this file: each record is assembled field by field into a byte
  * buffer with explicit little-endian writes and hashed one-shot with
- * XXH3_64bits (lib/hash.c streams from memory instead). Worlds are built
+ * XXH3_64bits (lib/hash/hash.c streams from memory instead). Worlds are built
  * through the public API; internal fields that the API cannot set before the
  * first step (frame, rng, grid, diagnostics, emitter state) are set through
- * core.h, which tests may include. */
+ * lib/ internal headers, which tests may include. */
 #include <criterion/criterion.h>
 
-#include "core.h"
+#include "core/core.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The no-scratch path of lib/hash.c (not in core.h). */
+/* The no-scratch path of lib/hash/hash.c (not in lib/hash/hash.h). */
 void eddy_hash_compute_without_scratch(eddy_world *w);
 
 /* ---------------------------------------------------------------- byte buffer */

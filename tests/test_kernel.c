@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The mollified vorton kernel (kernel_accumulate, inline in lib/core.h; design
- * note in lib/kernel.c) and direct summation (lib/kernel.c).
+/* The mollified vorton kernel (kernel_accumulate, inline in lib/fluid/fluid.h; design
+ * note in lib/fluid/kernel.c) and direct summation (lib/fluid/kernel.c).
  *
  * Reference: a ball of radius a with uniform vorticity w induces
  *     u = (a^3 / 3) w x d / |d|^3   for |d| >= a   (Biot-Savart of a point vortex)
@@ -12,7 +12,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core.h"
+#include "core/core.h"
+#include "fluid/fluid.h"
 
 #define EPS_F ((double)FLT_EPSILON)
 

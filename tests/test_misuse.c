@@ -18,7 +18,7 @@
 #include "eddy/eddy.h"
 #include "eddy/snapshot.h"
 
-#include "core.h" /* only to write a NaN into a state: the rest is public API */
+#include "core/core.h" /* only to write a NaN into a state: the rest is public API */
 
 /* ================================================================ helpers */
 

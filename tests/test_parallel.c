@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of eddy_parallel_for and eddy_reduce_tree (lib/parallel.c) on the built-in pool
+/* Tests of eddy_parallel_for and eddy_reduce_tree (lib/runtime/parallel.c) on the built-in pool
  * and on test-only task systems that split work oddly: fixed chunk ranges,
  * every index exactly once, the fixed reduction tree, worker-count
  * independence of float results, the canonical FP mode inside chunks, and the
@@ -9,7 +9,7 @@
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 
-#include "core.h"
+#include "core/core.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -237,7 +237,7 @@ Test(physics, total_vorticity_pse_is_exact) {
 /* With stretching, the continuum conserves it too (int (w.grad)u dV =
  * int div(u w) dV = 0); the Jacobian on a grid does not (1.4e-3 over these
  * 100 frames before the correction), so the phase hands the change back to
- * the vortons it stretched (lib/stretch.c): the sum holds to rounding, as
+ * the vortons it stretched (lib/fluid/stretch.c): the sum holds to rounding, as
  * with PSE alone. Both stretching rates. */
 Test(physics, total_vorticity_with_stretching) {
     const physics_knobs k = {0.5f, 0.01f, EDDY_VELOCITY_TREECODE, EDDY_TREECODE_MULTIPOLE, false};
@@ -551,7 +551,7 @@ Test(physics, linear_impulse_vortex_ring_scene) {
 
 /* The same scene over 300 frames with the defaults: the multipole treecode
  * and the Adams-Bashforth stretching rate. The PSE exchanges vorticity along
- * each pair's axis, so it cannot change P (lib/diffuse.c): with stretch 0 the
+ * each pair's axis, so it cannot change P (lib/fluid/diffuse.c): with stretch 0 the
  * drift with nu = 0.01 is that of nu = 0 (the treecode's advection) within a
  * fraction of a percent, where the original exchange lost 14 %. With
  * stretching (gain 0.5) the drift stays under the 2 % asked for (measured
@@ -594,7 +594,7 @@ Test(physics, linear_impulse_vortex_ring_300_frames_heun) {
 }
 
 /* The same worlds with the Adams-Bashforth stretching rate
- * (EDDY_VORTON_STEP_STRETCH_AB2, lib/stretch.c): one velocity solve per step,
+ * (EDDY_VORTON_STEP_STRETCH_AB2, lib/fluid/stretch.c): one velocity solve per step,
  * as Euler's, and the rate extrapolated to the middle of the step (the
  * default). Measured at theta 1.05: 1.35 % against Euler's 2.42 % at stretch
  * 0.5 (the 2 % asked for), 3.87 % against 7.10 % at stretch 1 (where the
@@ -757,7 +757,7 @@ Test(physics, thin_ring_speed_treecode) {
 /* The default velocity (multipole treecode at the default opening angle, the
  * grid's trilinear sample) on thin rings whose core is resolved: lattice
  * h = a/5 instead of a/2. The grid's cell count follows the vorton count
- * (lib/grid.c), so the lattice also sets how many grid cells cover the core:
+ * (lib/core/grid.c), so the lattice also sets how many grid cells cover the core:
  * 1.2-2.4 per core radius at h = a/2 (the ring above, 4-9 % slow), 3.3-4.8
  * at h = a/5. There the ring travels within 3 % of Saffman's speed with
  * eddy's core constant at R/a 6, 8 and 12 (docs/accuracy.md, "Ring speed").

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "vmath.h"
+#include "runtime/vmath.h"
 
 typedef struct test_rng {
     uint32_t state;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of the built-in worker pool (lib/pool.c) through its public task
+/* Tests of the built-in worker pool (lib/runtime/pool.c) through its public task
  * interface: argument validation, the worker_start hook, coverage of every
  * item exactly once, range sizes, worker indices, lifetime, several pools and
  * callers, nesting, oversubscription and an idle pool's CPU use. */
@@ -7,7 +7,7 @@
 
 #include <criterion/criterion.h>
 
-#include "core.h"
+#include "core/core.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

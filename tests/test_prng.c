@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of eddy's PCG32 (lib/prng.c): the reference sequence, an independent
+/* Tests of eddy's PCG32 (lib/runtime/prng.c): the reference sequence, an independent
  * re-implementation, the float mappings and rough uniformity. */
 #include <criterion/criterion.h>
 
@@ -10,7 +10,7 @@
 /* ---------------------------------------------------------------- reference */
 
 /* The reference algorithm written out the plain way (pcg_basic.c's
- * pcg32_srandom_r / pcg32_random_r), kept separate from lib/prng.c. */
+ * pcg32_srandom_r / pcg32_random_r), kept separate from lib/runtime/prng.c. */
 typedef struct ref_pcg32 {
     uint64_t state, inc;
 } ref_pcg32;

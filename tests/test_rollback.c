@@ -135,7 +135,7 @@ Test(rollback, restore_into_a_fresh_world_allocates) {
 }
 
 /* Particles dying of age every frame and an emitter refilling them: the
- * arrays' heads (lib/particles.c) move every frame and slide back now and
+ * arrays' heads (lib/core/particles.c) move every frame and slide back now and
  * then. births_in_order false scatters the first tracers' births, so the
  * kill takes its scan-and-compact path. */
 static eddy_world *aging_world(bool births_in_order) {

@@ -457,7 +457,7 @@ Test(scenes, every_scene_steps) {
 }
 
 /* The density gather takes four grid points of a row in lanes
- * (lib/density.c); one point at a time is the reference. Every scene, every
+ * (lib/fluid/density.c); one point at a time is the reference. Every scene, every
  * frame, the same hash. */
 Test(scenes, density_lanes_change_no_bit, .timeout = 600) {
     expect_every_scene_unchanged_by(EDDY_MUTATION_SCALAR_DENSITY_GATHER,
@@ -466,7 +466,7 @@ Test(scenes, density_lanes_change_no_bit, .timeout = 600) {
 
 /* The tracers' hash blocks are hashed by the advection that writes them and
  * reused at the end of the step unless a later writer (collision, emission,
- * a container's carry) marked them stale (lib/hash.c, "Early tracer
+ * a container's carry) marked them stale (lib/hash/hash.c, "Early tracer
  * hashes"); hashing every block at the end of the step is the reference.
  * Every scene, every frame, the same hash: as the library runs (early hashes
  * paused where most went stale) and with early hashes in every step (so
@@ -528,10 +528,10 @@ Test(scenes, heun_step_is_deterministic_across_workers, .timeout = 600) {
 }
 
 /* The Adams-Bashforth stretching rate (EDDY_VORTON_STEP_STRETCH_AB2,
- * lib/stretch.c): each vorton's kept rate is read and written by the one
+ * lib/fluid/stretch.c): each vorton's kept rate is read and written by the one
  * chunk that owns the vorton. Free fluid, a turning container (the kept rates
- * turn with the interior: lib/carry.c), emission, and a body whose walls
- * reassign vorticity (which drops the rate: lib/collide.c). */
+ * turn with the interior: lib/bodies/carry.c), emission, and a body whose walls
+ * reassign vorticity (which drops the rate: lib/bodies/collide.c). */
 Test(scenes, stretch_ab2_step_is_deterministic_across_workers, .timeout = 600) {
     static const char *const scenes[] = {"vortex_ring", "rotating_container", "plume_plate",
                                          "buoyant_ball"};

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Collision shapes (lib/shape.c): builders, vertices, mass properties against
+/* Collision shapes (lib/bodies/shape.c): builders, vertices, mass properties against
  * closed forms, validation with its messages, and the body-frame polytope
- * queries of lib/geometry.h.
+ * queries of lib/bodies/geometry.h.
  *
  * Reference values are computed in double from closed forms (or, for prisms,
  * from the 2-D polygon moments extruded: a second, independent method).
@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core.h"
-#include "geometry.h"
+#include "core/core.h"
+#include "bodies/geometry.h"
 
 #define MSG_SIZE 256
 

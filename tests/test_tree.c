@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Partition (lib/partition.c), influence tree and treecode (lib/tree.c).
+/* Partition (lib/fluid/partition.c), influence tree and treecode (lib/fluid/tree.c).
  *
  * Grids, partitions and trees are built by hand through the internals, the
  * way eddy_phase_build_grid does it: grid over the vortons' bounds grown by the
@@ -13,7 +13,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core.h"
+#include "core/core.h"
+#include "fluid/fluid.h"
 
 /* ---------------------------------------------------------------- scenes */
 

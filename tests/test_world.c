@@ -3,7 +3,7 @@
  * creation, population, emitters, kill by age, per-frame input, wind,
  * sampling, substeps and independence from the caller's FP mode.
  *
- * core.h is included only for eddy_direct_velocity_at (a reference) and, on
+ * lib/fluid/fluid.h is included only for eddy_direct_velocity_at (a reference) and, on
  * x86-64 and aarch64, to read the raw FP control word. */
 #include <criterion/criterion.h>
 
@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "core/core.h"
+#include "fluid/fluid.h"
 #include "eddy/eddy.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -519,7 +520,7 @@ Test(emitter, commands) {
     eddy_world_destroy(w);
 }
 
-/* A burst large enough to be written in parallel chunks (lib/emit.c) gives
+/* A burst large enough to be written in parallel chunks (lib/fluid/emit.c) gives
  * the bits, and the ids, of drawing its particles one after another
  * (EDDY_MUTATION_SERIAL_EMISSION), at 1 and 3 workers; the bursts are
  * followed by a small rate (the serial path) so that the generator's state
@@ -1058,7 +1059,7 @@ Test(fpmode, caller_mode_restored_and_results_unchanged) {
 
 #if defined(__x86_64__) || defined(_M_X64)
 /* On x86-64 the caller's MXCSR is restored whole, sticky exception flags
- * included (lib/fpenv.c: "a restore also restores the caller's flags"): a
+ * included (lib/runtime/fpenv.c: "a restore also restores the caller's flags"): a
  * step neither raises nor clears the caller's flags.
  * That holds only if everything the step does, its own timing included, runs
  * after the caller's mode is saved and before it is restored. */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* XXH3 dispatch (lib/xxh3.h): the wide (AVX2) and the baseline builds give
+/* XXH3 dispatch (lib/hash/xxh3.h): the wide (AVX2) and the baseline builds give
  * the same value for every length and alignment, one-shot and in pieces. */
 #include <criterion/criterion.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "xxh3.h"
+#include "hash/xxh3.h"
 
 static uint8_t *pattern(size_t n) {
     uint8_t *b = malloc(n + 64);

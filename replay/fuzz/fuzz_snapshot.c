@@ -15,7 +15,7 @@
 
 /* Test code may read internals (replay/CMakeLists.txt): only to tell a
  * restored state that one step can handle quickly under the sanitizers. */
-#include "core.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 #include <string.h>

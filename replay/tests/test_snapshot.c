@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codec.h" /* lib internal: the snapshot's checksum helper */
-#include "core.h"  /* lib internal: structure sizes for the layout guard */
+#include "state/codec.h" /* lib internal: the snapshot's checksum helper */
+#include "core/core.h"  /* lib internal: structure sizes for the layout guard */
 #include "replay_testkit.h"
 
 static eddy_world *world_at(const char *scene, int workers, int64_t frame) {
@@ -132,7 +132,7 @@ static void reverse_finish(void *user_task, void *user_context) {
 }
 
 /* The big arrays are copied into a snapshot in pieces on the world's workers
- * (lib/snapshot.c): the bytes appended after whatever `out` holds are the
+ * (lib/state/snapshot.c): the bytes appended after whatever `out` holds are the
  * same at any worker count and with any task system. noise_cloud's 9.6 MB
  * make about 150 pieces; the restored worlds' snapshots must equal the
  * original's byte for byte, and restoring must give its hash. */
@@ -320,7 +320,7 @@ Test(snapshot, carries_the_kept_stretching_rates) {
     }
 }
 
-/* An emitter's remainders stay in [0, 1) (lib/emit.c); a snapshot whose
+/* An emitter's remainders stay in [0, 1) (lib/fluid/emit.c); a snapshot whose
  * remainder is larger (found by fuzz_snapshot: 3.5e13, which emitted a
  * million vortons in the next step) is refused as corrupt, naming the
  * field, and the world is kept. The bad value is written by a world whose
@@ -375,47 +375,47 @@ Test(snapshot, restores_a_world_that_failed_nothing_and_frame_zero_allows_popula
 
 /* ---------------------------------------------------------------- layout guard */
 /* A tripwire, not a format check: when one of these structures changes, the
- * snapshot (lib/snapshot.c) and the encodings (lib/codec.c) must be checked
+ * snapshot (lib/state/snapshot.c) and the encodings (lib/state/codec.c) must be checked
  * for the new field, the format documents updated and, if the bytes change,
  * the version bumped. Then update the sizes here.
  * Fields checked and left out on purpose (not state, never encoded): the
  * world def's particle_ids, the user_data of body and emitter defs, the
  * particle arrays' stable ids (a restore renumbers them), task_system.external. */
 Test(snapshot, layout_guard_state_structures_unchanged) {
-    /* 200: vorton_step, encoded in definition version 3 (lib/codec.c) */
+    /* 200: vorton_step, encoded in definition version 3 (lib/state/codec.c) */
     cr_expect_eq(sizeof(eddy_world_def), 200, "eddy_world_def changed (%zu): encode the new "
-                 "physical field in lib/codec.c or say why not", sizeof(eddy_world_def));
-    /* 920: frame_acceleration and frame_angular_acceleration (lib/carry.c)
+                 "physical field in lib/state/codec.c or say why not", sizeof(eddy_world_def));
+    /* 920: frame_acceleration and frame_angular_acceleration (lib/bodies/carry.c)
      * are set by a step's SET_KINEMATIC and cleared at its end, so they are
-     * zero between steps and not snapshotted. 928: held_by (lib/contain.c)
+     * zero between steps and not snapshotted. 928: held_by (lib/bodies/contain.c)
      * is recomputed at the start of every substep before anything reads
      * it, so it is not state either. 936: the def's friction and
      * restitution (below). */
-    cr_expect_eq(sizeof(body), 936, "body changed (%zu): snapshot the new field in lib/snapshot.c",
+    cr_expect_eq(sizeof(body), 936, "body changed (%zu): snapshot the new field in lib/state/snapshot.c",
                  sizeof(body));
     cr_expect_eq(sizeof(emitter), 112, "emitter changed (%zu): snapshot it", sizeof(emitter));
     /* 184: keeps_rate and the kept stretching rates sx, sy, sz of
-     * EDDY_VORTON_STEP_STRETCH_AB2 (snapshotted: lib/snapshot_layout.h) */
+     * EDDY_VORTON_STEP_STRETCH_AB2 (snapshotted: lib/state/snapshot_layout.h) */
     cr_expect_eq(sizeof(particle_array), 184, "particle_array changed (%zu): snapshot it",
                  sizeof(particle_array));
     /* 3336: the influence tree's packed multipole expansions (per level, a
      * pointer and a capacity) are rebuilt from the vortons every step, not
      * state. 3352: sorted_scratch (a pointer and a capacity), the vortons'
      * partition-order copy that the density and PSE phases fill and read
-     * within one step (lib/diffuse.c), not state. 3368: the partition's
+     * within one step (lib/fluid/diffuse.c), not state. 3368: the partition's
      * cell_of (a pointer and a capacity), each vorton's cell while the
-     * partition is built (lib/partition.c), not state. 3400: the early
+     * partition is built (lib/fluid/partition.c), not state. 3400: the early
      * tracer hashes (two pointers, a capacity, a count, a flag), made by a
-     * step's advection and used by the same step's hash (lib/hash.c), not
+     * step's advection and used by the same step's hash (lib/hash/hash.c), not
      * state. 3488: Heun's step's per-vorton copies (nine pointers and a
      * capacity), filled and read within one step (lib/world.c), not state.
      * 3552: the two particle arrays' kept rates (above), state. 4416: the
-     * influence tree's room for 24 levels instead of 16 (lib/core.h), rebuilt
+     * influence tree's room for 24 levels instead of 16 (lib/core/core.h), rebuilt
      * every step, not state. */
     cr_expect_eq(sizeof(eddy_world), 4416, "eddy_world changed (%zu): is the new field state?",
                  sizeof(eddy_world));
     /* 632: friction and restitution, encoded after the flags byte when not
-     * the defaults (lib/codec.c, eddy_codec_put_body_def) */
+     * the defaults (lib/state/codec.c, eddy_codec_put_body_def) */
     cr_expect_eq(sizeof(eddy_body_def), 632, "eddy_body_def changed (%zu): encode it",
                  sizeof(eddy_body_def));
     cr_expect_eq(sizeof(eddy_emitter_def), 88, "eddy_emitter_def changed (%zu): encode it",

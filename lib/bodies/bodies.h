@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal, layer bodies (docs/architecture.md): rigid bodies, their shapes,
+ * collisions with the particles, buoyancy and the containers that carry and
+ * hold. Never installed. */
+#ifndef EDDY_BODIES_H
+#define EDDY_BODIES_H
+
+#include "core/core.h"
+
+/* Containers carry their interior (carry.c). */
+typedef struct eddy_body_pose {
+    float position[3];
+    float rotation[3][3];
+} eddy_body_pose;
+bool eddy_body_carries_fluid(const body *b);
+eddy_body_pose eddy_body_pose_of(const body *b);
+void eddy_carry_interior(eddy_world *w, const body *b, const eddy_body_pose *old);
+bool eddy_frames_accelerate(const eddy_world *w);
+vec3 eddy_frame_apparent_gravity(const eddy_world *w, vec3 x, vec3 g_scaled, float scale);
+bool eddy_frames_rotate(const eddy_world *w);
+vec3 eddy_frame_rotation_at(const eddy_world *w, vec3 x); /* W of the carrying container, or 0 */
+/* Bodies (bodies.c, collide.c, buoyancy.c). */
+void eddy_phase_remove_embedded(eddy_world *w);
+bool eddy_phase_collide_tracers(eddy_world *w);   /* false: out of memory */
+bool eddy_phase_collide_vortons(eddy_world *w);
+void eddy_phase_poison_density_gradient(eddy_world *w);
+void eddy_phase_body_forces(eddy_world *w);
+void eddy_phase_integrate_bodies(eddy_world *w, float dt);
+/* Containers hold their bodies (contain.c): find the holders before the
+ * integration, resolve the walls after it. */
+void eddy_phase_find_held_bodies(eddy_world *w);
+void eddy_phase_contain_bodies(eddy_world *w);
+eddy_status eddy_bodies_validate_commands(eddy_world *w, const eddy_input *in);
+bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in);  /* false: out of memory */
+bool eddy_body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out); /* def validated */
+eddy_status eddy_body_def_check(eddy_world *w, const eddy_body_def *def);
+void eddy_bodies_free(eddy_world *w);
+void eddy_bodies_end_step(eddy_world *w); /* clears input forces */
+void eddy_body_receive(body *b, vec3 linear, vec3 angular, float heat);
+/* Recompute what is derived from the def and the orientation (rotation,
+ * world inverse inertia, vertex cache); false: out of memory. */
+bool eddy_body_rebuild_derived(body *b);
+
+#endif

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal, layer core (docs/architecture.md): the world's data (particle
+ * arrays, grids, the storage of the tree and of the bodies, the world
+ * itself) and the per-step services every phase uses (lib/core/step.c:
+ * error, scratch partials, grid arrays). Never installed.
+ *
+ * Layout: particles are stored as structure-of-arrays (one float array per
+ * field) so that per-particle loops vectorise with lanes = particles, never
+ * lanes = summation index (determinism rule 7 in docs/determinism.md). */
+#ifndef EDDY_CORE_H
+#define EDDY_CORE_H
+
+#include "runtime/runtime.h"
+
+/* ---------------------------------------------------------------- particles */
+enum { BIRTHS_ORDER_UNKNOWN = 0, BIRTHS_IN_ORDER = 1, BIRTHS_OUT_OF_ORDER = 2 };
+
+typedef struct particle_array {
+    int count;
+    int capacity;       /* slots from the field pointers on */
+    bool has_vorticity; /* vortons carry wx, wy, wz */
+    /* Whether birth is non-decreasing over [0, count): BIRTHS_IN_ORDER,
+     * BIRTHS_OUT_OF_ORDER or BIRTHS_ORDER_UNKNOWN (memset 0, and after a
+     * restore; the next kill finds out). Derived, never state: push keeps it,
+     * a stable kill cannot break it (lib/core/particles.c). */
+    int8_t births_order;
+    /* Slots before the field pointers, freed by kill_by_age dropping a prefix
+     * (lib/core/particles.c): each allocation starts head slots before its
+     * pointer. Memory layout only, never state. */
+    int head;
+    float *px, *py, *pz;
+    float *vx, *vy, *vz;
+    float *wx, *wy, *wz; /* NULL for tracers */
+    float *drho;         /* rho' */
+    int32_t *birth;
+    /* vortons only: wall normal of the last collision (0,0,0: none), read
+     * by vorton-hit wall poisoning in the next step */
+    float *hx, *hy, *hz;
+    /* The vortons of an EDDY_VORTON_STEP_STRETCH_AB2 world (keeps_rate, set
+     * at creation): each one's stretching rate (omega . grad) u of its last
+     * step (lib/fluid/stretch.c); (0,0,0): none, the next step takes its own.
+     * NULL otherwise. */
+    bool keeps_rate;
+    float *sx, *sy, *sz;
+    /* stable ids (eddy_world_def.particle_ids), not state: never hashed */
+    bool track_ids;
+    uint64_t *id;        /* NULL unless track_ids */
+    uint64_t next_id;
+} particle_array;
+
+/* At least capacity slots from the pointers on; may slide the particles back
+ * over the head (contents kept). */
+bool eddy_particles_reserve(particle_array *a, int capacity);
+/* At least capacity slots counting the head, contents kept: enough for
+ * eddy_particles_rewind, then an overwrite of every slot (restore). */
+bool eddy_particles_reserve_rewound(particle_array *a, int capacity);
+/* Points the fields back at their allocations (head 0) without moving the
+ * particles: the contents are garbage until the caller writes them. */
+void eddy_particles_rewind(particle_array *a);
+/* Drops the first n particles by moving the pointers, not the data. */
+void eddy_particles_drop_prefix(particle_array *a, int n);
+/* The births were overwritten whole (restore): their order is unknown. */
+static inline void eddy_particles_births_rewritten(particle_array *a) {
+    a->births_order = BIRTHS_ORDER_UNKNOWN;
+}
+void eddy_particles_free(particle_array *a);
+/* Append one particle; caller ensured capacity. */
+void eddy_particles_push(particle_array *a, vec3 p, vec3 v, vec3 w, float drho, int32_t birth);
+/* Appends n particles born at `birth` without writing their fields (the
+ * capacity must be reserved): the bookkeeping of n pushes. Returns the
+ * first new index; *first_id is the first new id (ids, when tracked, are
+ * first_id + k: the caller writes them with the fields). */
+int eddy_particles_extend(particle_array *a, int n, int32_t birth, uint64_t *first_id);
+/* With track_ids: give the count particles new ids 0..count-1 (a restored
+ * snapshot carries no ids); false: out of memory, nothing changed. */
+bool eddy_particles_renumber_ids(particle_array *a);
+/* Stable removal (survivors keep their order). */
+void eddy_particles_remove_if(particle_array *a, bool (*remove)(const particle_array *, int, void *),
+                         void *context);
+
+/* ---------------------------------------------------------------- grids */
+/* A uniform grid: cells[a] cells and cells[a] + 1 points per axis. Point
+ * (i,j,k) lies at min + (i,j,k)*spacing; the cell (i,j,k) is owned by its
+ * minimal corner. Point and cell arrays are x-fastest. */
+typedef struct grid_shape {
+    float min[3];
+    float extent[3];
+    float spacing[3];      /* extent / cells */
+    float inv_spacing[3];  /* cells / extent (0 on a degenerate axis) */
+    int cells[3];
+    int points[3];
+} grid_shape;
+
+static inline int grid_point_count(const grid_shape *g) {
+    return g->points[0] * g->points[1] * g->points[2];
+}
+static inline int grid_cell_count(const grid_shape *g) {
+    return g->cells[0] * g->cells[1] * g->cells[2];
+}
+
+/* Size a grid over [lo, hi] with about target_cells cells (power of two per
+ * axis, fewer than 8*target_cells), without libm (grid.c). */
+void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells);
+/* Parent layer: cell counts halved (min 1), same min/extent. */
+void eddy_grid_decimate(grid_shape *parent, const grid_shape *child);
+/* Parent layer for cells as near cubic as the counts allow: only the axes
+ * whose cells are clearly the shortest are halved (all when none is). */
+void eddy_grid_coarsen_cubic(grid_shape *parent, const grid_shape *child);
+/* Continuous cell coordinate along axis a, clamped to [0, cells]; index and
+ * fraction within the cell. Clamping makes out-of-grid queries take the
+ * boundary value instead of reading outside the arrays; NaN maps to 0.
+ * Inline: it sits in the innermost loops (advection, P2G, PSE). */
+static inline void grid_locate_axis(const grid_shape *g, int a, float p, int *index, float *frac) {
+    float u = (p - g->min[a]) * g->inv_spacing[a];
+    const float top = (float)g->cells[a];
+    u = u > 0.0f ? u : 0.0f;
+    u = u < top ? u : top;
+    int i = (int)u;
+    i = i < g->cells[a] - 1 ? i : g->cells[a] - 1;
+    *index = i;
+    *frac = u - (float)i;
+}
+
+/* Cell indices and fractions in [0, 1] within the cell (clamped). */
+static inline void grid_locate(const grid_shape *g, float x, float y, float z, int idx[3],
+                               float frac[3]) {
+    grid_locate_axis(g, 0, x, &idx[0], &frac[0]);
+    grid_locate_axis(g, 1, y, &idx[1], &frac[1]);
+    grid_locate_axis(g, 2, z, &idx[2], &frac[2]);
+}
+
+/* Cell indices containing p, clamped into the grid. */
+static inline void grid_cell_of(const grid_shape *g, float x, float y, float z, int idx[3]) {
+    float f[3];
+    grid_locate(g, x, y, z, idx, f);
+}
+
+/* Trilinear interpolation of an n-component float field (n floats per point,
+ * point-major) at (x, y, z), clamped to the grid; evaluated in one fixed
+ * nested order: x within each edge, then y, then z. */
+static inline void grid_interp_n(const grid_shape *g, const float *field, int n, float x, float y,
+                                 float z, float *out) {
+    int idx[3];
+    float t[3];
+    grid_locate(g, x, y, z, idx, t);
+    const int nx = g->points[0], nxy = g->points[0] * g->points[1];
+    const float *a000 = field + (size_t)n * (size_t)(idx[0] + nx * idx[1] + nxy * idx[2]);
+    const float *a010 = a000 + (size_t)n * (size_t)nx, *a001 = a000 + (size_t)n * (size_t)nxy;
+    const float *a011 = a001 + (size_t)n * (size_t)nx;
+    const float sx = 1.0f - t[0], sy = 1.0f - t[1], sz = 1.0f - t[2];
+    const float tx = t[0], ty = t[1], tz = t[2];
+    for (int c = 0; c < n; ++c) {
+        const float e00 = sx * a000[c] + tx * a000[n + c], e10 = sx * a010[c] + tx * a010[n + c];
+        const float e01 = sx * a001[c] + tx * a001[n + c], e11 = sx * a011[c] + tx * a011[n + c];
+        out[c] = (e00 * sy + e10 * ty) * sz + (e01 * sy + e11 * ty) * tz;
+    }
+}
+
+static inline vec3 grid_interp_vec3(const grid_shape *g, const vec3 *field, float x, float y,
+                                    float z) {
+    float o[3];
+    grid_interp_n(g, &field->x, 3, x, y, z, o);
+    return (vec3){o[0], o[1], o[2]};
+}
+
+static inline float grid_interp_float(const grid_shape *g, const float *field, float x, float y,
+                                      float z) {
+    float o;
+    grid_interp_n(g, field, 1, x, y, z, &o);
+    return o;
+}
+
+/* Finite-difference stencil along axis at point index i: derivative =
+ * (f[hi] - f[lo]) * scale; centred inside, one-sided on the faces. Inline:
+ * the per-point passes call it three times a point. */
+static inline void eddy_grid_diff_stencil(const grid_shape *g, int axis, int i, int *lo, int *hi,
+                                          float *scale) {
+    const int n = g->points[axis];
+    if (i == 0) {
+        *lo = 0; *hi = 1; *scale = g->inv_spacing[axis];
+    } else if (i == n - 1) {
+        *lo = n - 2; *hi = n - 1; *scale = g->inv_spacing[axis];
+    } else {
+        *lo = i - 1; *hi = i + 1; *scale = 0.5f * g->inv_spacing[axis];
+    }
+}
+
+/* Walks point indices p, p + 1, ... of a grid keeping (i, j, k): one
+ * division at the start of a range instead of three per point. */
+typedef struct grid_cursor {
+    int idx[3];
+    int nx, ny;
+} grid_cursor;
+
+static inline grid_cursor grid_cursor_at(const grid_shape *g, int p) {
+    grid_cursor c;
+    c.nx = g->points[0];
+    c.ny = g->points[1];
+    c.idx[0] = p % c.nx;
+    c.idx[1] = (p / c.nx) % c.ny;
+    c.idx[2] = p / (c.nx * c.ny);
+    return c;
+}
+
+static inline void grid_cursor_next(grid_cursor *c) {
+    if (++c->idx[0] == c->nx) {
+        c->idx[0] = 0;
+        if (++c->idx[1] == c->ny) {
+            c->idx[1] = 0;
+            ++c->idx[2];
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- tree */
+/* TREE_MAX_LEVELS: eddy_grid_define caps an axis at 2^20 cells, so halving
+ * every axis needs at most 21 levels, and the near-cubic levels at most two
+ * more (an axis's cells start within 2:1 of the others'). */
+enum { TREE_MAX_LEVELS = 24, TREE_MOMENTS = 27, TREE_EXPANSION = 48 };
+/* The multipole walk sums a base cell of at most this many vortons vorton by
+ * vorton, accepted or not (cheaper than its expansion, and exact); such a
+ * cell's expansion is never packed. */
+enum { TREE_DIRECT_VORTONS = 4 };
+
+typedef struct supervorton {
+    float px, py, pz;    /* |omega|-weighted centroid */
+    float wx, wy, wz;    /* summed vorticity */
+    float weight;        /* summed |omega|, 0 = empty cell */
+} supervorton;
+
+typedef struct influence_tree {
+    int levels;                         /* level 0 = finest (the template) */
+    grid_shape layer[TREE_MAX_LEVELS];
+    supervorton *cells[TREE_MAX_LEVELS];
+    int capacity[TREE_MAX_LEVELS];
+    /* Moments about each cell's centroid, TREE_MOMENTS floats per cell,
+     * filled by eddy_tree_build_moments (multipole traversal only), sums over
+     * the cell's vortons with r = p - centroid: m[3 b + k] = sum r_b w_k;
+     * m[9 + 6 k + pair] = sum r_b r_c w_k, pairs xx xy xz yy yz zz. */
+    float *moments[TREE_MAX_LEVELS];
+    int moment_capacity[TREE_MAX_LEVELS];
+    /* Each cell's expansion as the multipole walk evaluates it,
+     * TREE_EXPANSION floats per cell (eddy_tree_build_moments; layout and
+     * formula: lib/fluid/tree_walk.h, lanes_cell). */
+    float *expansion[TREE_MAX_LEVELS];
+    int expansion_capacity[TREE_MAX_LEVELS];
+} influence_tree;
+
+/* Vortons sorted by cell (counting sort, ties by vorton index): the vortons of
+ * cell c are sorted_index[cell_start[c] .. cell_start[c+1]). */
+typedef struct partition {
+    int *cell_start;    /* cell_count + 1 */
+    int *sorted_index;  /* vorton count */
+    int *cell_of;       /* vorton count: each vorton's cell (scratch of the build) */
+    int cell_capacity, index_capacity, cell_of_capacity;
+} partition;
+
+/* ---------------------------------------------------------------- emitters */
+typedef struct emitter {
+    eddy_emitter_def def;
+    float vorton_remainder, tracer_remainder;
+    uint16_t generation;
+    bool alive;
+    int32_t pending_vortons, pending_tracers; /* bursts requested by input */
+} emitter;
+
+/* ---------------------------------------------------------------- bodies */
+/* A rigid body slot. Bodies are processed in slot (= id) order. The shape is
+ * stored re-centred (body origin = centre of mass). */
+typedef struct body {
+    eddy_body_def def;         /* as created (shape re-centred) */
+    bool alive;
+    bool check_embedded;       /* remove particles inside it at the next step */
+    uint16_t generation;
+    float position[3];
+    float orientation[4];      /* x, y, z, w */
+    float rotation[3][3];      /* from orientation, body to world */
+    float linear_momentum[3];
+    float angular_momentum[3];
+    float linear_velocity[3];
+    float angular_velocity[3];
+    float force[3], torque[3]; /* gravity and buoyancy of this substep */
+    float input_force[3], input_torque[3]; /* from the input, for every substep of the step */
+    float inv_mass;            /* 0 for kinematic */
+    float inv_inertia_body[3][3];
+    float inv_inertia_world[3][3]; /* R I^-1 R^T */
+    float temperature;
+    /* A container's frame acceleration from this step's SET_KINEMATIC
+     * (lib/bodies/carry.c); zero between steps, so not state. */
+    float frame_acceleration[3], frame_angular_acceleration[3];
+    /* Slot + 1 of the container that holds the body's centre at the start
+     * of this substep, 0 for none (lib/bodies/contain.c); recomputed every
+     * substep, so not state. */
+    int held_by;
+    float volume;
+    float circumradius;        /* broad phase, solids */
+    float inradius;            /* broad phase, holes */
+    /* derived from def.shape (not state; rebuilt by eddy_body_rebuild_derived) */
+    eddy_vec3 *vertices;       /* body frame, polytopes only */
+    int vertex_count;
+} body;
+
+typedef enum wall_poisoning {
+    WALL_POISON_NONE = 0,
+    WALL_POISON_GRID = 1,
+    WALL_POISON_VORTON_HITS = 2,
+} wall_poisoning;
+
+/* ---------------------------------------------------------------- world */
+/* Heun's step keeps 9 per-vorton arrays: x, y, z, wx, wy, wz, vx, vy, vz */
+enum { HEUN_ARRAYS = 9 };
+
+typedef struct eddy_world {
+    eddy_world_def def;
+    task_system tasks;
+    int64_t frame;
+    bool stepped;              /* at least one step done: no more population */
+    eddy_rng rng;
+    eddy_vec3 gravity, wind;   /* current values (input may change them) */
+
+    particle_array vortons;
+    particle_array tracers;
+
+    emitter *emitters;
+    int emitter_count, emitter_capacity;
+
+    body *bodies;
+    int body_count, body_capacity;   /* slots, live or dead */
+    eddy_body_id *created_bodies;     /* by the last step's commands */
+    int created_body_count, created_body_capacity;
+    eddy_emitter_id *created_emitters;
+    int created_emitter_count, created_emitter_capacity;
+
+    /* grids of the last step */
+    grid_shape grid;           /* template: velocity, density, partition */
+    bool grid_valid;
+    float mollify;             /* auto-mollification factor f */
+    influence_tree tree;
+    partition part;
+    vec3 *velocity;            /* grid points */
+    float *flow;               /* grid points x 4: u, v, w, rho' (what particles sample) */
+    vec3 *jacobian;            /* grid points * 3 (rows d/dx, d/dy, d/dz) */
+    float *density;            /* grid points: rho' field */
+    vec3 *density_gradient;    /* grid points */
+    int grid_point_capacity;
+
+    /* scratch for PSE (Jacobi update needs start-of-phase copies) */
+    float *scratch[4];
+    int scratch_capacity;
+    /* Per-vorton scratch in partition order, 7 arrays (lib/fluid/diffuse.c): PSE's
+     * copy of the vortons' values; before it, the density phase's cell x
+     * index of each vorton (lib/fluid/density.c, the first array) */
+    float *sorted_scratch;
+    int sorted_scratch_capacity;
+    /* EDDY_VORTON_STEP_HEUN (lib/world.c, heun_vortons): the vortons'
+     * positions and vorticity before the predictor, and their velocity in it */
+    float *heun[HEUN_ARRAYS];
+    int heun_capacity;
+
+    /* chunk partials */
+    void *partials;
+    size_t partials_bytes;
+
+    eddy_diagnostics diagnostics;
+    eddy_profile profile;
+    eddy_frame_hash last_hash;
+    bool hash_valid;
+    /* block hashes of vortons then tracers behind last_hash (valid while
+     * hash_valid and block_cache_valid) */
+    uint64_t *block_cache;
+    size_t block_cache_capacity;
+    bool block_cache_valid;
+    /* per hash block of the same layout: 1 if it holds a NaN or infinity
+     * (filled by the parallel hash; valid while block_nonfinite_valid) */
+    uint8_t *block_nonfinite;
+    bool block_nonfinite_valid;
+    /* Tracer hash blocks hashed by the advection that wrote them (lib/hash/hash.c,
+     * "Early tracer hashes"): hash and flags of blocks [0, early_blocks),
+     * usable by this step's hash while early_armed. Scratch, not state. */
+    uint64_t *early_hash;
+    uint8_t *early_flags; /* EARLY_FRESH, EARLY_NONFINITE */
+    int early_capacity, early_blocks;
+    int early_pause; /* steps left without early hashes (most went stale) */
+    bool early_armed;
+    /* A step failed (out of memory, or it left a NaN or infinity in the
+     * state): the state is not usable and every step is refused until
+     * eddy_world_restore clears this. broken_reason says what happened. */
+    bool needs_restore;
+    char broken_reason[160];
+    char error[256];
+} eddy_world;
+
+/* Kills the particles older than max_age (lib/core/particles.c). */
+void eddy_phase_kill_by_age(eddy_world *w, particle_array *a, int max_age);
+
+/* Per-step services (lib/core/step.c). */
+void eddy_world_set_error(eddy_world *w, const char *fmt, ...) EDDY_PRINTF_LIKE(2, 3);
+/* Grow helpers: *p realloc'ed to bytes (false: out of memory, *p kept);
+ * the grid's point arrays; the chunk partials. */
+bool eddy_grow(void **p, size_t bytes);
+bool eddy_grid_arrays_reserve(eddy_world *w, int points);
+void *eddy_partials_reserve(eddy_world *w, size_t bytes);
+
+#endif

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* Uniform grids: sizing without libm, cell lookup, trilinear interpolation.
+ *
+ * eddy_grid_define follows the original demo's DefineShape (cells ~ target count,
+ * power of two per axis, fewer than 8x target) but takes the target cell edge
+ * from eddy_cbrtf instead of powf, so the integer cell counts are the same on
+ * every machine (a 1-ulp difference in powf could change the grid). */
+#include "core/core.h"
+
+static int next_pow2(int n) {
+    int p = 1;
+    while (p < n && p < (1 << 20)) p <<= 1;
+    return p;
+}
+
+static int cells_along(float extent, float edge) {
+    if (!(extent > 0.0f)) return 1;
+    float n = extent / edge + 0.5f;
+    if (!(n < 1048576.0f)) return 1 << 20; /* also catches NaN/inf */
+    int c = (int)n;
+    return c < 1 ? 1 : c;
+}
+
+void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells) {
+    if (target_cells < 1) target_cells = 1;
+    float volume = 1.0f;
+    int dims = 0;
+    for (int a = 0; a < 3; ++a) {
+        g->min[a] = lo[a];
+        g->extent[a] = (hi[a] - lo[a]) * (1.0f + EDDY_FLT_EPSILON);
+        if (g->extent[a] > 0.0f) {
+            volume *= g->extent[a];
+            ++dims;
+        }
+    }
+    float per_cell = volume / (float)target_cells;
+    float edge = dims == 3 ? eddy_cbrtf(per_cell) : dims == 2 ? sqrtf(per_cell) : per_cell;
+    int64_t product = 1;
+    for (int a = 0; a < 3; ++a) {
+        g->cells[a] = next_pow2(cells_along(g->extent[a], edge));
+        product *= g->cells[a];
+    }
+    while (product >= 8 * (int64_t)target_cells && product > 1) {
+        product = 1;
+        for (int a = 0; a < 3; ++a) {
+            if (g->cells[a] > 1) g->cells[a] >>= 1;
+            product *= g->cells[a];
+        }
+    }
+    for (int a = 0; a < 3; ++a) {
+        g->points[a] = g->cells[a] + 1;
+        g->spacing[a] = g->extent[a] / (float)g->cells[a];
+        g->inv_spacing[a] = g->extent[a] > 0.0f ? (float)g->cells[a] / g->extent[a] : 0.0f;
+    }
+}
+
+/* The parent layer with the axes in `halve` (bit a: axis a) halved. */
+static void coarsen_axes(grid_shape *parent, const grid_shape *child, unsigned halve) {
+    for (int a = 0; a < 3; ++a) {
+        parent->min[a] = child->min[a];
+        parent->extent[a] = child->extent[a];
+        parent->cells[a] = (halve >> a & 1u) && child->cells[a] > 1 ? child->cells[a] / 2
+                                                                     : child->cells[a];
+        parent->points[a] = parent->cells[a] + 1;
+        parent->spacing[a] = parent->extent[a] / (float)parent->cells[a];
+        parent->inv_spacing[a] =
+            parent->extent[a] > 0.0f ? (float)parent->cells[a] / parent->extent[a] : 0.0f;
+    }
+}
+
+void eddy_grid_decimate(grid_shape *parent, const grid_shape *child) {
+    coarsen_axes(parent, child, 7u);
+}
+
+/* Halve the axes whose cells are clearly shorter (under 3/4) than the longest
+ * cell edge among the axes still split; when none is, halve every axis. A
+ * grid of 2:1 cells (16x16x32 over a near cube) thus gets cubic cells from
+ * its first parent on, and every level above stays cubic. */
+void eddy_grid_coarsen_cubic(grid_shape *parent, const grid_shape *child) {
+    float longest = 0.0f;
+    for (int a = 0; a < 3; ++a)
+        if (child->cells[a] > 1 && child->spacing[a] > longest) longest = child->spacing[a];
+    unsigned halve = 0;
+    for (int a = 0; a < 3; ++a)
+        if (child->cells[a] > 1 && child->spacing[a] < 0.75f * longest) halve |= 1u << a;
+    coarsen_axes(parent, child, halve ? halve : 7u);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* The per-step services of a world that every phase uses (layer core,
+ * docs/architecture.md): the error message a failing phase leaves, the
+ * growth of an allocation, the grid's point arrays and the chunk partials.
+ * They sit below the phases so that no phase calls lib/world.c. */
+#include "core/core.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void eddy_world_set_error(eddy_world *w, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->error, sizeof w->error, fmt, ap);
+    va_end(ap);
+}
+
+bool eddy_grow(void **p, size_t bytes) {
+    void *q = realloc(*p, bytes);
+    if (!q) return false;
+    *p = q;
+    return true;
+}
+
+bool eddy_grid_arrays_reserve(eddy_world *w, int points) {
+    if (points <= w->grid_point_capacity) return true;
+    const size_t n = (size_t)points;
+    if (!eddy_grow((void **)&w->velocity, n * sizeof(vec3)) ||
+        !eddy_grow((void **)&w->flow, 4 * n * sizeof(float)) ||
+        !eddy_grow((void **)&w->jacobian, 3 * n * sizeof(vec3)) ||
+        !eddy_grow((void **)&w->density, n * sizeof(float)) ||
+        !eddy_grow((void **)&w->density_gradient, n * sizeof(vec3)))
+        return false;
+    w->grid_point_capacity = points;
+    return true;
+}
+
+void *eddy_partials_reserve(eddy_world *w, size_t bytes) {
+    if (bytes > w->partials_bytes) {
+        if (!eddy_grow(&w->partials, bytes)) return NULL;
+        w->partials_bytes = bytes;
+    }
+    return w->partials;
+}

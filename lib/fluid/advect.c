@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* Advection by forward Euler (D7): particle velocity = grid velocity + wind.
+ *
+ * Tracers move first in a step, with the flow grid (velocity and rho') of the
+ * previous step, which was sized to contain them: one trilinear sample of 4
+ * floats per tracer. Vortons move last, with this step's grid. Each particle
+ * is owned by one chunk.
+ *
+ * The sample is the hot loop of a frame (hundreds of thousands of tracers),
+ * so it is written once more with 4-wide vectors: lane c computes component c
+ * with exactly the operations and order of grid_interp_n (scalar), so both
+ * paths give the same bits; lanes never mix, nothing is summed across lanes. */
+#include "fluid/advect_batch.h"
+#include "hash/hash.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+typedef __m128 f4;
+static inline f4 f4_load(const float *p) { return _mm_loadu_ps(p); }
+static inline f4 f4_splat(float s) { return _mm_set1_ps(s); }
+static inline f4 f4_add(f4 a, f4 b) { return _mm_add_ps(a, b); }
+static inline f4 f4_mul(f4 a, f4 b) { return _mm_mul_ps(a, b); }
+static inline void f4_store(float *p, f4 a) { _mm_storeu_ps(p, a); }
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+typedef float32x4_t f4;
+static inline f4 f4_load(const float *p) { return vld1q_f32(p); }
+static inline f4 f4_splat(float s) { return vdupq_n_f32(s); }
+static inline f4 f4_add(f4 a, f4 b) { return vaddq_f32(a, b); }
+static inline f4 f4_mul(f4 a, f4 b) { return vmulq_f32(a, b); }
+static inline void f4_store(float *p, f4 a) { vst1q_f32(p, a); }
+#else
+#define EDDY_SCALAR_FLOW 1
+#endif
+
+/* Particles are independent here, so the cut changes no bit: tracers in
+ * large chunks, vortons (a few thousand, each sampling the flow grid) in
+ * small ones so that every worker gets some. */
+enum { ADVECT_CHUNK = 4096, ADVECT_VORTON_CHUNK = 256 };
+_Static_assert(ADVECT_CHUNK % EDDY_HASH_BLOCK_PARTICLES == 0, "a chunk holds whole hash blocks");
+
+typedef struct advect_job {
+    eddy_world *w;
+    particle_array *a;
+    float dt;
+    vec3 wind;
+    bool use_grid, take_density, keep_velocity;
+} advect_job;
+
+/* Trilinear sample of the 4-float flow grid. */
+static inline void flow_sample(const grid_shape *g, const float *flow, float x, float y, float z,
+                               float out[4]) {
+#ifdef EDDY_SCALAR_FLOW
+    grid_interp_n(g, flow, 4, x, y, z, out);
+#else
+    int idx[3];
+    float t[3];
+    grid_locate(g, x, y, z, idx, t);
+    const size_t nx = (size_t)g->points[0], nxy = nx * (size_t)g->points[1];
+    const float *a000 = flow + 4 * ((size_t)idx[0] + nx * (size_t)idx[1] + nxy * (size_t)idx[2]);
+    const float *a010 = a000 + 4 * nx, *a001 = a000 + 4 * nxy, *a011 = a001 + 4 * nx;
+    const f4 sx = f4_splat(1.0f - t[0]), tx = f4_splat(t[0]);
+    const f4 sy = f4_splat(1.0f - t[1]), ty = f4_splat(t[1]);
+    const f4 sz = f4_splat(1.0f - t[2]), tz = f4_splat(t[2]);
+    const f4 e00 = f4_add(f4_mul(sx, f4_load(a000)), f4_mul(tx, f4_load(a000 + 4)));
+    const f4 e10 = f4_add(f4_mul(sx, f4_load(a010)), f4_mul(tx, f4_load(a010 + 4)));
+    const f4 e01 = f4_add(f4_mul(sx, f4_load(a001)), f4_mul(tx, f4_load(a001 + 4)));
+    const f4 e11 = f4_add(f4_mul(sx, f4_load(a011)), f4_mul(tx, f4_load(a011 + 4)));
+    const f4 lo = f4_add(f4_mul(e00, sy), f4_mul(e10, ty));
+    const f4 hi = f4_add(f4_mul(e01, sy), f4_mul(e11, ty));
+    f4_store(out, f4_add(f4_mul(lo, sz), f4_mul(hi, tz)));
+#endif
+}
+
+static void tracer_range(const advect_job *job, int begin, int end) {
+    const grid_shape g = job->w->grid; /* local copy: no aliasing with outputs */
+    const float *flow = job->w->flow;
+    particle_array *a = job->a;
+    float *restrict px = a->px, *restrict py = a->py, *restrict pz = a->pz;
+    float *restrict vx = a->vx, *restrict vy = a->vy, *restrict vz = a->vz;
+    float *restrict rho = a->drho;
+    const float dt = job->dt, wx = job->wind.x, wy = job->wind.y, wz = job->wind.z;
+#ifdef EDDY_TRACER_BATCH
+    const tracer_out out = {px, py, pz, vx, vy, vz, rho};
+    begin = eddy_tracer_batches(&g, flow, job->dt, job->wind, out, begin, end);
+#endif
+    for (int i = begin; i < end; ++i) {
+        const float x = px[i], y = py[i], z = pz[i];
+        float f[4];
+        flow_sample(&g, flow, x, y, z, f);
+        const float ux = f[0] + wx, uy = f[1] + wy, uz = f[2] + wz;
+        rho[i] = f[3];
+        vx[i] = ux;
+        vy[i] = uy;
+        vz[i] = uz;
+        px[i] = x + ux * dt;
+        py[i] = y + uy * dt;
+        pz[i] = z + uz * dt;
+    }
+}
+
+/* Hash block by hash block: each block is hashed right after it is written,
+ * while it is in cache (lib/hash/hash.c, "Early tracer hashes"). */
+static void tracer_chunk(int chunk, int begin, int end, void *context) {
+    const advect_job *job = context;
+    for (int b = begin; b < end; b += EDDY_HASH_BLOCK_PARTICLES) {
+        const int e = end - b < EDDY_HASH_BLOCK_PARTICLES ? end : b + EDDY_HASH_BLOCK_PARTICLES;
+        tracer_range(job, b, e);
+        eddy_early_hash_block(job->w, b / EDDY_HASH_BLOCK_PARTICLES);
+    }
+    (void)chunk;
+}
+
+static void particle_chunk(int chunk, int begin, int end, void *context) {
+    const advect_job *job = context;
+    const eddy_world *w = job->w;
+    particle_array *a = job->a;
+    const float dt = job->dt;
+    for (int i = begin; i < end; ++i) {
+        const float x = a->px[i], y = a->py[i], z = a->pz[i];
+        float f[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        if (job->keep_velocity) {
+            f[0] = a->vx[i];
+            f[1] = a->vy[i];
+            f[2] = a->vz[i];
+        } else if (job->use_grid) {
+            flow_sample(&w->grid, w->flow, x, y, z, f);
+        }
+        const float ux = f[0] + job->wind.x, uy = f[1] + job->wind.y, uz = f[2] + job->wind.z;
+        if (job->take_density) a->drho[i] = f[3];
+        a->vx[i] = ux;
+        a->vy[i] = uy;
+        a->vz[i] = uz;
+        a->px[i] = x + ux * dt;
+        a->py[i] = y + uy * dt;
+        a->pz[i] = z + uz * dt;
+    }
+}
+
+void eddy_phase_advect_tracers(eddy_world *w, float dt) {
+    eddy_early_hash_prepare(w);
+    advect_job job = {w, &w->tracers, dt, {w->wind.x, w->wind.y, w->wind.z},
+                      w->grid_valid, w->grid_valid, false};
+    eddy_parallel_for(&w->tasks, w->tracers.count, ADVECT_CHUNK,
+                 w->grid_valid ? tracer_chunk : particle_chunk, &job);
+}
+
+void eddy_phase_advect_vortons(eddy_world *w, float dt) {
+    /* the velocity phase wrote each vorton's own velocity */
+    const bool direct = (w->def.velocity_method == EDDY_VELOCITY_DIRECT_VORTONS ||
+                         w->def.velocity_method == EDDY_VELOCITY_TREECODE_VORTONS) &&
+                        w->grid_valid;
+    advect_job job = {w, &w->vortons, dt, {w->wind.x, w->wind.y, w->wind.z},
+                      w->grid_valid, false, direct};
+    eddy_parallel_for(&w->tasks, w->vortons.count, ADVECT_VORTON_CHUNK, particle_chunk, &job);
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/* Viscous diffusion by particle strength exchange, as a gather (D5).
+ *
+ * Every vorton H computes its own change from the start-of-phase values of
+ * its neighbours T, all vortons in the 27 cells around H's cell, with the
+ * kernel k = exp(-|x_H - x_T|^2 / s^2), s = 4 vorton diameters:
+ *     d(omega_H) = 2 nu dt sum_T 5 k (d . (omega_T - omega_H)) d / |d|^2,
+ *                  d = x_H - x_T (the exchange along the pair's axis, below)
+ *     d(rho'_H)  = 2 kappa dt sum_T k (rho'_T - rho'_H)
+ * Then it applies dissipation, omega *= (1 - rate dt). New values go to
+ * scratch arrays and are copied back after all vortons are done (Jacobi), so
+ * the result is independent of the order vortons are visited in. The
+ * neighbourhood relation is symmetric (cell distance <= 1 on every axis) and
+ * each pair's term is antisymmetric (T gets exactly minus what H gets), so
+ * the exchange conserves sum(omega) and sum(rho') up to rounding. Neighbours
+ * are visited in cell order z, y, x and ascending index within a cell.
+ *
+ * Why vorticity is exchanged along the pair's axis only. The original
+ * exchanged the whole difference, k (omega_T - omega_H). A pair then changes
+ * the linear impulse P = 1/2 sum x x omega V by nu dt V k d x (omega_T -
+ * omega_H), which is not zero, and nothing makes the sum over pairs vanish:
+ * the particles carry no zero-vorticity fluid around the flow to diffuse
+ * into, so the exchange only redistributes vorticity inside its support. The
+ * vortex_ring scene lost 14 % of its impulse in 300 frames with exact
+ * velocities, and its two sides, whose vorticities are opposite, cancelled
+ * across the axis (docs/physics.md §2). Exchanging only the component of the
+ * difference along d makes every pair's change parallel to d, so
+ * d x (change) = 0: P is conserved pair by pair, exactly in real arithmetic,
+ * and the total vorticity too. It is still a Laplacian: for neighbours spread
+ * evenly over directions, sum k dhat dhat^T (omega_T - omega_H) tends to
+ * (1/30) <k |d|^2> (lap omega + 2 grad div omega), and the whole difference
+ * to (1/6) <k |d|^2> lap omega; with div omega = 0 the factor 5 gives the
+ * original's diffusion rate. A divergent part (which a vorton field should not
+ * have) is damped three times faster; the operator stays dissipative. A pair
+ * at the same point (d = 0) exchanges no vorticity.
+ *
+ * How it is computed. The bits are those of one scalar loop over each
+ * home's neighbours in visiting order (tests/test_diffuse.c keeps that loop
+ * and compares every build with it); only the data movement differs.
+ * - A copy in partition order. The phase first copies every vorton's
+ *   position, vorticity and rho' into arrays ordered like part.sorted_index
+ *   (w->sorted_scratch, PSE_ARRAYS arrays, PSE_PAD zeroed floats after
+ *   each). Cells along x are consecutive cell indices, so the 3 x-cells of
+ *   each of the 9 (y, z) rows around a cell are one contiguous run of the
+ *   copy: nothing is gathered through sorted_index per pair.
+ * - Homes by cell. Chunks run over sorted positions (a fixed size, rule 1),
+ *   so the homes of one cell come together; they have the same 27 cells,
+ *   whose 9 runs are packed once into one contiguous batch (at most
+ *   PSE_BATCH vortons, for up to PSE_HOMES homes; a larger neighbourhood
+ *   takes several batches, in order). Each home writes only its own slot of
+ *   the scratch arrays, so the order homes are handled in changes nothing.
+ * - Terms in lanes. The per-neighbour terms, (rho'_T - rho'_H) k and
+ *   d along with along = 5 k / |d|^2 (d . (omega_T - omega_H)) (0 at d = 0,
+ *   by a select), are computed four neighbours at a time (lib/runtime/lanes4.h:
+ *   SSE2, NEON or plain C) or eight (lib/fluid/diffuse_avx2.c, AVX2, chosen at run
+ *   time): every lane does the scalar code's operations in its order, the
+ *   kernel is vf_expf (lib/runtime/emath_lanes.h, eddy_expf's bits), nothing is
+ *   summed across lanes. Lanes past the batch repeat its last neighbour and
+ *   are never added. Two homes are computed in one loop over the batch.
+ * - Sums in order. The terms are then added to each home's four sums one
+ *   neighbour at a time in visiting order, two homes' sums in one loop
+ *   (independent chains). A home's own slot is skipped, never added as 0:
+ *   -0 + +0 is not -0.
+ * The code of the last three steps is lib/fluid/diffuse_cell.h, built once per
+ * lane width. */
+#include "runtime/lanes4.h"
+#include "runtime/emath_lanes.h"
+
+#define PSE_CELL_ENTRY eddy_pse_cell_lanes4
+#include "fluid/diffuse_cell.h"
+
+#include <stdlib.h>
+
+#if defined(EDDY_HAVE_PSE_AVX2)
+#define EDDY_CPU_HAS_AVX2() __builtin_cpu_supports("avx2")
+#else
+#define EDDY_CPU_HAS_AVX2() false
+#endif
+
+enum { PSE_CHUNK = 128, COPY_CHUNK = 1024 };
+
+/* The eight-lane build where the CPU has AVX2, else the four-lane one: the
+ * same bits either way, so the choice is a matter of speed only. */
+static pse_cell_fn *pse_cell_for_cpu(void) {
+#if defined(EDDY_HAVE_PSE_AVX2)
+    if (EDDY_CPU_HAS_AVX2()) return eddy_pse_cell_avx2;
+#endif
+    return eddy_pse_cell_lanes4;
+}
+
+static size_t pse_stride(int capacity) { return (size_t)capacity + PSE_PAD; }
+
+bool eddy_pse_reserve(eddy_world *w, int n) {
+    if (n <= w->sorted_scratch_capacity) return true;
+    const size_t stride = pse_stride(n);
+    float *p = realloc(w->sorted_scratch, PSE_ARRAYS * stride * sizeof *p);
+    if (!p) return false;
+    w->sorted_scratch = p;
+    w->sorted_scratch_capacity = n;
+    return true;
+}
+
+static pse_sorted pse_sorted_view(const eddy_world *w) {
+    const float *p = w->sorted_scratch;
+    const size_t stride = pse_stride(w->sorted_scratch_capacity);
+    return (pse_sorted){p, p + stride, p + 2 * stride, p + 3 * stride, p + 4 * stride,
+                        p + 5 * stride, p + 6 * stride};
+}
+
+/* Start-of-phase values into partition order, sorted positions [begin, end). */
+static void copy_chunk(int chunk, int begin, int end, void *context) {
+    const pse_job *job = context;
+    const particle_array *v = &job->w->vortons;
+    const int *sorted = job->w->part.sorted_index;
+    float *out = job->w->sorted_scratch;
+    const size_t stride = pse_stride(job->w->sorted_scratch_capacity);
+    float *x = out, *y = x + stride, *z = y + stride, *wx = z + stride, *wy = wx + stride;
+    float *wz = wy + stride, *rho = wz + stride;
+    for (int n = begin; n < end; ++n) {
+        const int i = sorted[n];
+        x[n] = v->px[i];
+        y[n] = v->py[i];
+        z[n] = v->pz[i];
+        wx[n] = v->wx[i];
+        wy[n] = v->wy[i];
+        wz[n] = v->wz[i];
+        rho[n] = v->drho[i];
+    }
+}
+
+/* The padding after the copied values: defined floats for the last lanes. */
+static void pad_clear(eddy_world *w, int count) {
+    const size_t stride = pse_stride(w->sorted_scratch_capacity);
+    for (int a = 0; a < PSE_ARRAYS; ++a)
+        memset(w->sorted_scratch + a * stride + count, 0, PSE_PAD * sizeof(float));
+}
+
+/* The terms H adds, in visiting order, for up to PSE_BATCH neighbours taken
+ * from consecutive runs; a run's last vector writes up to VF_LANES - 1 lanes
+ * past its end, which the next run overwrites or the sums never read. */
+static pse_home pse_home_at(const pse_sorted *s, int n) {
+    return (pse_home){n, s->x[n], s->y[n], s->z[n], s->wx[n], s->wy[n], s->wz[n], s->rho[n],
+                      0.0f, 0.0f, 0.0f, 0.0f};
+}
+
+static void pse_store(const pse_job *job, const pse_home *h) {
+    const eddy_world *w = job->w;
+    const int i = w->part.sorted_index[h->self];
+    w->scratch[0][i] = (h->wx + job->nu2dt * h->dwx) * job->keep_w;
+    w->scratch[1][i] = (h->wy + job->nu2dt * h->dwy) * job->keep_w;
+    w->scratch[2][i] = (h->wz + job->nu2dt * h->dwz) * job->keep_w;
+    w->scratch[3][i] = (h->rho + job->kappa2dt * h->dr) * job->keep_rho;
+}
+
+/* Homes at sorted positions [begin, end), up to PSE_HOMES of one cell at a
+ * time. */
+static void pse_chunk(int chunk, int begin, int end, void *context) {
+    const pse_job *job = context;
+    const grid_shape *grid = &job->w->grid;
+    const int *start = job->w->part.cell_start;
+    pse_home homes[PSE_HOMES];
+    for (int n = begin; n < end;) {
+        homes[0] = pse_home_at(&job->s, n);
+        int c[3];
+        grid_cell_of(grid, homes[0].x, homes[0].y, homes[0].z, c);
+        const int cell = c[0] + grid->cells[0] * (c[1] + grid->cells[1] * c[2]);
+        const int cell_end = start[cell + 1] < end ? start[cell + 1] : end;
+        const int count = cell_end - n < PSE_HOMES ? cell_end - n : PSE_HOMES;
+        for (int m = 1; m < count; ++m) homes[m] = pse_home_at(&job->s, n + m);
+        job->cell(job, c, homes, count);
+        for (int m = 0; m < count; ++m) pse_store(job, &homes[m]);
+        n += count;
+    }
+}
+
+void eddy_phase_diffuse_using(eddy_world *w, float dt, pse_cell_fn *cell) {
+    if (!w->grid_valid || w->vortons.count == 0) return;
+    const eddy_world_def *d = &w->def;
+    const float s = 8.0f * d->vorton_radius;
+    particle_array *v = &w->vortons;
+    pse_job job = {w, pse_sorted_view(w), cell, -(1.0f / (s * s)), 2.0f * d->viscosity * dt,
+                   2.0f * d->density_diffusivity * dt, 1.0f - d->vorticity_dissipation * dt,
+                   1.0f - d->density_relaxation * dt};
+    eddy_parallel_for(&w->tasks, v->count, COPY_CHUNK, copy_chunk, &job);
+    pad_clear(w, v->count);
+    eddy_parallel_for(&w->tasks, v->count, PSE_CHUNK, pse_chunk, &job);
+    const size_t bytes = (size_t)v->count * sizeof(float);
+    memcpy(v->wx, w->scratch[0], bytes);
+    memcpy(v->wy, w->scratch[1], bytes);
+    memcpy(v->wz, w->scratch[2], bytes);
+    memcpy(v->drho, w->scratch[3], bytes);
+}
+
+pse_cell_fn *eddy_pse_cell_avx2_if_available(void) {
+#if defined(EDDY_HAVE_PSE_AVX2)
+    if (EDDY_CPU_HAS_AVX2()) return eddy_pse_cell_avx2;
+#endif
+    return NULL;
+}
+
+void eddy_phase_diffuse(eddy_world *w, float dt) {
+    eddy_phase_diffuse_using(w, dt, pse_cell_for_cpu());
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/* The exchange of one cell's homes with their neighbourhood (design note:
+ * lib/fluid/diffuse.c), written against a lane type: the includer includes a lane
+ * header (lib/runtime/lanes4.h or lib/runtime/lanes8_avx.h), then
+ * lib/runtime/emath_lanes.h, defines PSE_CELL_ENTRY and includes this file once. */
+#include "fluid/diffuse.h"
+
+/* A cell's neighbourhood, its 9 runs copied one after the other (up to
+ * PSE_BATCH vortons at a time): the homes of the cell read it as one
+ * contiguous array. The lanes past the last slot repeat the last neighbour,
+ * so they compute what a real lane computes and never reach eddy_expf's
+ * slow path; their terms are never added. */
+typedef struct pse_pack {
+    int count;
+    int segments;
+    int seg_first[PSE_SEGMENTS], seg_slot[PSE_SEGMENTS], seg_len[PSE_SEGMENTS];
+    float x[PSE_BATCH + VF_LANES], y[PSE_BATCH + VF_LANES], z[PSE_BATCH + VF_LANES];
+    float wx[PSE_BATCH + VF_LANES], wy[PSE_BATCH + VF_LANES], wz[PSE_BATCH + VF_LANES];
+    float rho[PSE_BATCH + VF_LANES];
+} pse_pack;
+
+/* The runs of a neighbourhood and how far they have been packed. */
+typedef struct pse_runs {
+    int count;
+    int first[9], end[9];
+    int run, at; /* next vorton to pack: sorted position at of run run */
+} pse_runs;
+
+/* One home's terms per slot of the pack, in visiting order. */
+typedef struct pse_terms {
+    int skip; /* the home's own slot, or -1 */
+    float r[PSE_BATCH + VF_LANES], x[PSE_BATCH + VF_LANES];
+    float y[PSE_BATCH + VF_LANES], z[PSE_BATCH + VF_LANES];
+} pse_terms;
+
+/* Up to two homes of one cell, whose terms are computed in one loop (the
+ * neighbours loaded once) and summed in one loop: two independent sets of
+ * sums, each in its own home's order, that hide each other's latency. */
+typedef struct pse_group {
+    int homes; /* 1 or 2 */
+    int count; /* slots */
+    pse_home *h[2];
+    pse_terms t[2];
+} pse_group;
+
+/* gcc turns the packing loop into seven memcpy calls of a few floats each,
+ * which cost more than the copy; keep it a loop. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define PSE_NO_MEMCPY_IDIOM __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define PSE_NO_MEMCPY_IDIOM
+#endif
+
+/* Copies the next vortons of the runs into the pack, up to PSE_BATCH. */
+PSE_NO_MEMCPY_IDIOM static void pse_pack_next(pse_pack *p, pse_runs *r, const pse_sorted *s) {
+    p->count = 0;
+    p->segments = 0;
+    while (r->run < r->count && p->count < PSE_BATCH) {
+        const int left = r->end[r->run] - r->at, room = PSE_BATCH - p->count;
+        const int len = left < room ? left : room;
+        const int a = r->at, o = p->count;
+        /* whole lanes: the copy's padding and the pack's slack take the
+         * overshoot, which the next segment or the repeated last neighbour
+         * overwrites */
+        for (int j = 0; j < len; j += VF_LANES) {
+            vf_store(p->x + o + j, vf_load(s->x + a + j));
+            vf_store(p->y + o + j, vf_load(s->y + a + j));
+            vf_store(p->z + o + j, vf_load(s->z + a + j));
+            vf_store(p->wx + o + j, vf_load(s->wx + a + j));
+            vf_store(p->wy + o + j, vf_load(s->wy + a + j));
+            vf_store(p->wz + o + j, vf_load(s->wz + a + j));
+            vf_store(p->rho + o + j, vf_load(s->rho + a + j));
+        }
+        if (len > 0) {
+            p->seg_first[p->segments] = a;
+            p->seg_slot[p->segments] = o;
+            p->seg_len[p->segments++] = len;
+        }
+        p->count += len;
+        r->at += len;
+        if (r->at == r->end[r->run] && ++r->run < r->count) r->at = r->first[r->run];
+    }
+    const int last = p->count - 1;
+    for (int j = p->count; j < p->count + VF_LANES && last >= 0; ++j) {
+        p->x[j] = p->x[last];
+        p->y[j] = p->y[last];
+        p->z[j] = p->z[last];
+        p->wx[j] = p->wx[last];
+        p->wy[j] = p->wy[last];
+        p->wz[j] = p->wz[last];
+        p->rho[j] = p->rho[last];
+    }
+}
+
+/* The slot of sorted position n in the pack, or -1. */
+static int pse_slot_of(const pse_pack *p, int n) {
+    for (int e = 0; e < p->segments; ++e)
+        if (n >= p->seg_first[e] && n < p->seg_first[e] + p->seg_len[e])
+            return p->seg_slot[e] + (n - p->seg_first[e]);
+    return -1;
+}
+
+/* One home's values in every lane. */
+typedef struct pse_home_lanes {
+    vf x, y, z, wx, wy, wz, rho;
+} pse_home_lanes;
+
+static pse_home_lanes pse_lanes_of(const pse_home *h) {
+    return (pse_home_lanes){vf_splat(h->x),  vf_splat(h->y),  vf_splat(h->z),  vf_splat(h->wx),
+                            vf_splat(h->wy), vf_splat(h->wz), vf_splat(h->rho)};
+}
+
+/* The four terms of neighbours j .. j + VF_LANES - 1 of the pack for one
+ * home: every lane does the scalar code's operations in its order. */
+static inline void pse_lane_terms(const pse_home_lanes *h, const pse_pack *p, int j,
+                                  float neg_inv_s2, pse_terms *t) {
+    const vf zero = vf_splat(0.0f);
+    const vf dx = vf_sub(h->x, vf_load(p->x + j));
+    const vf dy = vf_sub(h->y, vf_load(p->y + j));
+    const vf dz = vf_sub(h->z, vf_load(p->z + j));
+    const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
+    const vf k = vf_expf(vf_mul(d2, vf_splat(neg_inv_s2)));
+    /* a pair at one point exchanges no vorticity */
+    const vf axial =
+        vf_select(vf_gt(d2, zero), vf_div(vf_mul(vf_splat(PSE_AXIAL_WEIGHT), k), d2), zero);
+    vf_store(t->r + j, vf_mul(vf_sub(vf_load(p->rho + j), h->rho), k));
+    const vf ex = vf_sub(vf_load(p->wx + j), h->wx);
+    const vf ey = vf_sub(vf_load(p->wy + j), h->wy);
+    const vf ez = vf_sub(vf_load(p->wz + j), h->wz);
+    const vf dot = vf_add(vf_add(vf_mul(dx, ex), vf_mul(dy, ey)), vf_mul(dz, ez));
+    const vf along = vf_mul(axial, dot);
+    vf_store(t->x + j, vf_mul(dx, along));
+    vf_store(t->y + j, vf_mul(dy, along));
+    vf_store(t->z + j, vf_mul(dz, along));
+}
+
+/* The group's terms for every slot of the pack. */
+static void pse_group_terms(pse_group *g, const pse_pack *p, float neg_inv_s2) {
+    const pse_home_lanes a = pse_lanes_of(g->h[0]);
+    if (g->homes == 1) {
+        for (int j = 0; j < p->count; j += VF_LANES) pse_lane_terms(&a, p, j, neg_inv_s2, &g->t[0]);
+        return;
+    }
+    const pse_home_lanes b = pse_lanes_of(g->h[1]);
+    for (int j = 0; j < p->count; j += VF_LANES) {
+        pse_lane_terms(&a, p, j, neg_inv_s2, &g->t[0]);
+        pse_lane_terms(&b, p, j, neg_inv_s2, &g->t[1]);
+    }
+}
+
+/* H's sums over the slots [from, to), one neighbour at a time. */
+static inline void pse_sum(pse_home *h, const pse_terms *t, int from, int to) {
+    float dr = h->dr, dwx = h->dwx, dwy = h->dwy, dwz = h->dwz;
+    for (int j = from; j < to; ++j) {
+        dr += t->r[j];
+        dwx += t->x[j];
+        dwy += t->y[j];
+        dwz += t->z[j];
+    }
+    h->dr = dr;
+    h->dwx = dwx;
+    h->dwy = dwy;
+    h->dwz = dwz;
+}
+
+/* Both homes' sums over the slots [from, to). */
+static inline void pse_sum_two(pse_group *g, int from, int to) {
+    const pse_terms *ta = &g->t[0], *tb = &g->t[1];
+    pse_home *a = g->h[0], *b = g->h[1];
+    float ar = a->dr, ax = a->dwx, ay = a->dwy, az = a->dwz;
+    float br = b->dr, bx = b->dwx, by = b->dwy, bz = b->dwz;
+    for (int j = from; j < to; ++j) {
+        ar += ta->r[j];
+        ax += ta->x[j];
+        ay += ta->y[j];
+        az += ta->z[j];
+        br += tb->r[j];
+        bx += tb->x[j];
+        by += tb->y[j];
+        bz += tb->z[j];
+    }
+    a->dr = ar;
+    a->dwx = ax;
+    a->dwy = ay;
+    a->dwz = az;
+    b->dr = br;
+    b->dwx = bx;
+    b->dwy = by;
+    b->dwz = bz;
+}
+
+/* Adds the group's terms to its homes' sums in order, each home's own slot
+ * skipped (there only the other home adds). */
+static void pse_sums(pse_group *g) {
+    int slot[2], home[2], skips = 0;
+    for (int m = 0; m < g->homes; ++m)
+        if (g->t[m].skip >= 0) {
+            slot[skips] = g->t[m].skip;
+            home[skips++] = m;
+        }
+    if (skips == 2 && slot[1] < slot[0]) {
+        const int s0 = slot[0], h0 = home[0];
+        slot[0] = slot[1];
+        home[0] = home[1];
+        slot[1] = s0;
+        home[1] = h0;
+    }
+    int next = 0;
+    for (int e = 0; e < skips; ++e) {
+        if (g->homes == 2) {
+            pse_sum_two(g, next, slot[e]);
+            const int other = 1 - home[e];
+            pse_sum(g->h[other], &g->t[other], slot[e], slot[e] + 1);
+        } else {
+            pse_sum(g->h[0], &g->t[0], next, slot[e]);
+        }
+        next = slot[e] + 1;
+    }
+    if (g->homes == 2) pse_sum_two(g, next, g->count);
+    else pse_sum(g->h[0], &g->t[0], next, g->count);
+}
+
+/* The 9 runs around cell c, z then y; each covers x-cells c0 - 1 .. c0 + 1
+ * (clamped), which are consecutive cell indices. */
+static void pse_runs_around(const pse_job *job, const int c[3], pse_runs *r) {
+    const grid_shape *grid = &job->w->grid;
+    const int *start = job->w->part.cell_start;
+    const int ci_lo = c[0] > 0 ? c[0] - 1 : 0;
+    const int ci_hi = c[0] + 1 < grid->cells[0] ? c[0] + 1 : grid->cells[0] - 1;
+    r->count = 0;
+    for (int ck = c[2] - 1; ck <= c[2] + 1; ++ck) {
+        if (ck < 0 || ck >= grid->cells[2]) continue;
+        for (int cj = c[1] - 1; cj <= c[1] + 1; ++cj) {
+            if (cj < 0 || cj >= grid->cells[1]) continue;
+            const int row = grid->cells[0] * (cj + grid->cells[1] * ck);
+            r->first[r->count] = start[row + ci_lo];
+            r->end[r->count++] = start[row + ci_hi + 1];
+        }
+    }
+    r->run = 0;
+    r->at = r->first[0];
+}
+
+/* The exchange of homes[0 .. count), all in cell c, with its neighbourhood:
+ * batch by batch, two homes at a time. */
+void PSE_CELL_ENTRY(const pse_job *job, const int c[3], pse_home *homes, int count) {
+    pse_runs runs;
+    pse_runs_around(job, c, &runs);
+    pse_pack pack;
+    pse_group g;
+    while (runs.run < runs.count) {
+        pse_pack_next(&pack, &runs, &job->s);
+        if (pack.count == 0) break;
+        g.count = pack.count;
+        for (int m = 0; m < count; m += g.homes) {
+            g.homes = count - m >= 2 ? 2 : 1;
+            for (int e = 0; e < g.homes; ++e) {
+                g.h[e] = &homes[m + e];
+                g.t[e].skip = pse_slot_of(&pack, homes[m + e].self);
+            }
+            pse_group_terms(&g, &pack, job->neg_inv_s2);
+            pse_sums(&g);
+        }
+    }
+}
+

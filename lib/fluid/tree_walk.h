@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/* The multipole traversal of one block of grid points, written once against
+ * a lane type (lib/runtime/lanes4.h or lib/runtime/lanes8_avx.h) and compiled once
+ * per lane width: include a lanes header, define TREE_WALK_ENTRY (the
+ * function's name), then include this file.
+ *
+ * One walk per block from the root: a cell of edge s whose centroid lies at
+ * distance D from the block's box is used as a multipole (the kernel
+ * expanded to second order about the centroid) when s < theta D, else
+ * opened. A base cell that is opened, or accepted but holding at most
+ * TREE_DIRECT_VORTONS vortons, is summed vorton by vorton: for so few vortons
+ * the exact sum costs less than the expansion.
+ *
+ * Determinism: the walk depends only on the tree and the block's box; each
+ * of the block's TREE_BLOCK_POINTS points is one lane and adds the walk's
+ * terms in the walk's order. A lane never reads another lane, so the lane
+ * width (4 or 8) and the instruction set change nothing in the bits. */
+#ifndef TREE_WALK_ENTRY
+#error "define TREE_WALK_ENTRY and include a lanes header before lib/fluid/tree_walk.h"
+#endif
+
+#include "fluid/fluid.h"
+
+enum {
+    BLOCK_GROUPS = TREE_BLOCK_POINTS / VF_LANES, /* lane groups per block */
+    TILE_GROUPS = TREE_TILE_BLOCKS * BLOCK_GROUPS,
+    BOX_GROUPS = TREE_TILE_BLOCKS / VF_LANES /* lane groups of one lane per block */
+};
+
+typedef struct tile_eval {
+    const influence_tree *t;
+    const particle_array *v;
+    const partition *part;
+    const tree_tile *tile;
+    float reach2[TREE_MAX_LEVELS]; /* (s / theta)^2 of each level */
+    vf qx[TILE_GROUPS], qy[TILE_GROUPS], qz[TILE_GROUPS];
+    vf ux[TILE_GROUPS], uy[TILE_GROUPS], uz[TILE_GROUPS];
+    vf box_lo[3][BOX_GROUPS], box_hi[3][BOX_GROUPS]; /* lane k: block k's box */
+    vf a2, a3, c3; /* c3 = c / 3 */
+    vf zero, one;
+} tile_eval;
+
+/* The lane groups of the blocks in `mask`, in block order. */
+#define FOR_GROUPS_IN(mask, g)                                                               \
+    for (unsigned rest_ = (mask), blk_; rest_ && (blk_ = (unsigned)lowest_bit(rest_), 1);     \
+         rest_ &= rest_ - 1u)                                                                \
+        for (int g = (int)blk_ * BLOCK_GROUPS; g < ((int)blk_ + 1) * BLOCK_GROUPS; ++g)
+
+static inline int lowest_bit(unsigned m) { return EDDY_LOWEST_BIT64((uint64_t)m); }
+
+/* The expansion is evaluated group by group, its coefficients read from
+ * memory inside (a broadcast load each): kept out of line so that the
+ * compiler does not hoist 48 broadcasts out of the block loop and spill
+ * them. */
+#if defined(__GNUC__)
+#define CELL_GROUP_ATTR __attribute__((noinline))
+#else
+#define CELL_GROUP_ATTR
+#endif
+
+static inline vf cross_component(vf a1, vf b2, vf a2, vf b1) {
+    return vf_sub(vf_mul(a1, b2), vf_mul(a2, b1));
+}
+
+/* A cell as a multipole about its centroid c, at every lane of the blocks in
+ * mask. With d = q - c, the summed vorticity W, A = sum w x r, first moments
+ * M_bk = sum r_b w_k, B = M^T d, second moments Q_k (Q_k,bc = sum r_b r_c
+ * w_k), T_k = tr Q_k, s_k = d.Q_k d and R_ab = e_amn Q_m,nb, the kernel
+ * expanded to second order in the vortons' offsets r from c is, outside the
+ * core (k = c a^3 / 3),
+ *   u = k/|d|^3 [W x d - A + (G x d - 3 R d + 7.5 (s x d) / |d|^2) / |d|^2]
+ * with G = 3 B - 1.5 T, and inside it (linear kernel, exact to first order)
+ * u = c/3 [W x d - A]. x: the cell's coefficients (lib/fluid/tree.c,
+ * expansion_pack: 3 M, 1.5 T, 3 R and 7.5 Q_k as quadratic forms in d). */
+static inline vf X_(const float *x, int k) { return vf_splat(x[k]); }
+
+/* The expansion at the lanes of group g. */
+static CELL_GROUP_ATTR void cell_group(tile_eval *e, int g, const float *x) {
+    const vf dx = vf_sub(e->qx[g], X_(x, 0)), dy = vf_sub(e->qy[g], X_(x, 1));
+    const vf dz = vf_sub(e->qz[g], X_(x, 2));
+    const vf xx = vf_mul(dx, dx), yy = vf_mul(dy, dy), zz = vf_mul(dz, dz);
+    const vf d2 = vf_add(vf_add(xx, yy), zz);
+    const vf r = vf_sqrt(d2);
+    const vf den = vf_mul(d2, r);
+    const vm outside = vm_andnot(vf_lt(d2, e->a2), vf_gt(den, e->zero));
+    const vf inv = vf_div(e->one, den);
+    const vf id2 = vf_select(outside, vf_mul(r, inv), e->zero); /* 1/|d|^2 outside */
+    const vf sc = vf_select(outside, vf_mul(e->c3, vf_mul(e->a3, inv)), e->c3);
+    vf G[3], Rd[3], Sd[3];
+    for (int k = 0; k < 3; ++k) {
+        G[k] = vf_sub(vf_add(vf_add(vf_mul(dx, X_(x, 9 + k)), vf_mul(dy, X_(x, 12 + k))),
+                             vf_mul(dz, X_(x, 15 + k))),
+                      X_(x, 18 + k));
+        Rd[k] = vf_add(vf_add(vf_mul(X_(x, 21 + 3 * k), dx), vf_mul(X_(x, 22 + 3 * k), dy)),
+                       vf_mul(X_(x, 23 + 3 * k), dz));
+        const float *q = &x[30 + 6 * k];
+        Sd[k] = vf_add(
+            vf_add(vf_add(vf_add(vf_add(vf_mul(X_(q, 0), xx), vf_mul(X_(q, 1), vf_mul(dx, dy))),
+                                 vf_mul(X_(q, 2), vf_mul(dx, dz))),
+                          vf_mul(X_(q, 3), yy)),
+                   vf_mul(X_(q, 4), vf_mul(dy, dz))),
+            vf_mul(X_(q, 5), zz));
+    }
+    const vf ix = vf_add(vf_sub(cross_component(G[1], dz, G[2], dy), Rd[0]),
+                         vf_mul(id2, cross_component(Sd[1], dz, Sd[2], dy)));
+    const vf iy = vf_add(vf_sub(cross_component(G[2], dx, G[0], dz), Rd[1]),
+                         vf_mul(id2, cross_component(Sd[2], dx, Sd[0], dz)));
+    const vf iz = vf_add(vf_sub(cross_component(G[0], dy, G[1], dx), Rd[2]),
+                         vf_mul(id2, cross_component(Sd[0], dy, Sd[1], dx)));
+    const vf Wx = X_(x, 3), Wy = X_(x, 4), Wz = X_(x, 5);
+    const vf vx = vf_add(vf_sub(cross_component(Wy, dz, Wz, dy), X_(x, 6)), vf_mul(id2, ix));
+    const vf vy = vf_add(vf_sub(cross_component(Wz, dx, Wx, dz), X_(x, 7)), vf_mul(id2, iy));
+    const vf vz = vf_add(vf_sub(cross_component(Wx, dy, Wy, dx), X_(x, 8)), vf_mul(id2, iz));
+    e->ux[g] = vf_add(e->ux[g], vf_mul(sc, vx));
+    e->uy[g] = vf_add(e->uy[g], vf_mul(sc, vy));
+    e->uz[g] = vf_add(e->uz[g], vf_mul(sc, vz));
+}
+
+static void lanes_cell(tile_eval *e, unsigned mask, const float *x) {
+    FOR_GROUPS_IN(mask, g) cell_group(e, g, x);
+}
+
+/* Squared distance from p to the box [lo, hi]. */
+static inline float box_distance2(const float lo[3], const float hi[3], float px, float py,
+                                  float pz) {
+    /* max(lo - p, p - hi, 0) per axis, without branches: the same value as
+     * the lanes' test in accepted_blocks (a signed zero is squared away) */
+    const float p[3] = {px, py, pz};
+    float d2 = 0.0f;
+    for (int a = 0; a < 3; ++a) {
+        const float d = fmax_det(fmax_det(lo[a] - p[a], p[a] - hi[a]), 0.0f);
+        d2 += d * d;
+    }
+    return d2;
+}
+
+/* The blocks of mask for which the cell (centroid s, level's reach) is far
+ * enough to be used as a multipole: s < theta D, D from the centroid to the
+ * block's box. A cell far enough from the tile's box (which holds every
+ * block's box) is far enough from each block's: rounding is monotone, so the
+ * test for the tile never accepts what a block's test would refuse. */
+static unsigned accepted_blocks(const tile_eval *e, unsigned mask, const supervorton *s,
+                                float reach2) {
+    const tree_tile *tl = e->tile;
+    if (box_distance2(tl->lo, tl->hi, s->px, s->py, s->pz) >= reach2) return mask;
+    const vf p[3] = {vf_splat(s->px), vf_splat(s->py), vf_splat(s->pz)};
+    const vf zero = e->zero, reach = vf_splat(reach2);
+    unsigned accepted = 0;
+    for (int j = 0; j < BOX_GROUPS; ++j) {
+        /* box_distance2 per lane: max(lo - p, p - hi, 0) is the same value
+         * (a signed zero, where max differs between instruction sets, is
+         * squared away) */
+        vf d[3];
+        for (int a = 0; a < 3; ++a)
+            d[a] = vf_max(vf_max(vf_sub(e->box_lo[a][j], p[a]), vf_sub(p[a], e->box_hi[a][j])),
+                          zero);
+        const vf d2 = vf_add(vf_add(vf_mul(d[0], d[0]), vf_mul(d[1], d[1])), vf_mul(d[2], d[2]));
+        accepted |= vm_bits(vf_ge(d2, reach)) << (VF_LANES * j);
+    }
+    return accepted & mask;
+}
+
+/* The vortons of base cell c, in partition order, at every lane of the
+ * blocks in mask: kernel.c's kernel written with selects instead of branches
+ * (d == 0 adds a zero). Blocks outer, vortons inner: each lane still adds the
+ * vortons one by one in partition order. */
+static void base_cell_vortons(tile_eval *e, unsigned mask, int c) {
+    const particle_array *v = e->v;
+    const int begin = e->part->cell_start[c], end = e->part->cell_start[c + 1];
+    const int *index = e->part->sorted_index;
+    FOR_GROUPS_IN(mask, g) {
+        const vf qx = e->qx[g], qy = e->qy[g], qz = e->qz[g];
+        vf ux = e->ux[g], uy = e->uy[g], uz = e->uz[g];
+        for (int n = begin; n < end; ++n) {
+            const int i = index[n];
+            const vf Wx = vf_splat(v->wx[i]), Wy = vf_splat(v->wy[i]), Wz = vf_splat(v->wz[i]);
+            const vf dx = vf_sub(qx, vf_splat(v->px[i])), dy = vf_sub(qy, vf_splat(v->py[i]));
+            const vf dz = vf_sub(qz, vf_splat(v->pz[i]));
+            const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
+            const vf den = vf_mul(d2, vf_sqrt(d2));
+            const vf far =
+                vf_select(vf_gt(den, e->zero), vf_mul(e->c3, vf_div(e->a3, den)), e->zero);
+            const vf s = vf_select(vf_lt(d2, e->a2), e->c3, far);
+            ux = vf_add(ux, vf_mul(s, cross_component(Wy, dz, Wz, dy)));
+            uy = vf_add(uy, vf_mul(s, cross_component(Wz, dx, Wx, dz)));
+            uz = vf_add(uz, vf_mul(s, cross_component(Wx, dy, Wy, dx)));
+        }
+        e->ux[g] = ux;
+        e->uy[g] = uy;
+        e->uz[g] = uz;
+    }
+}
+
+static void tile_cell(tile_eval *e, unsigned mask, int level, const int idx[3]);
+
+/* The children of cell idx at `level`, z outer, y, x inner. */
+static void tile_children(tile_eval *e, unsigned mask, int level, const int idx[3]) {
+    const grid_shape *g = &e->t->layer[level - 1], *pg = &e->t->layer[level];
+    const int dec[3] = {g->cells[0] / pg->cells[0], g->cells[1] / pg->cells[1],
+                        g->cells[2] / pg->cells[2]};
+    for (int dz = 0; dz < dec[2]; ++dz)
+        for (int dy = 0; dy < dec[1]; ++dy)
+            for (int dx = 0; dx < dec[0]; ++dx) {
+                const int child[3] = {idx[0] * dec[0] + dx, idx[1] * dec[1] + dy,
+                                      idx[2] * dec[2] + dz};
+                tile_cell(e, mask, level - 1, child);
+            }
+}
+
+/* One cell for the blocks of mask that reach it: the blocks that accept it
+ * take its multipole, the others open it. Each block meets the cells in the
+ * order its own walk would, so a block's sums do not depend on the tile. */
+static void tile_cell(tile_eval *e, unsigned mask, int level, const int idx[3]) {
+    const grid_shape *g = &e->t->layer[level];
+    const int c = idx[0] + g->cells[0] * (idx[1] + g->cells[1] * idx[2]);
+    const supervorton *s = &e->t->cells[level][c];
+    if (!(s->weight > 0.0f)) return;
+    if (level == 0 &&
+        e->part->cell_start[c + 1] - e->part->cell_start[c] <= TREE_DIRECT_VORTONS) {
+        base_cell_vortons(e, mask, c); /* summed vorton by vorton, accepted or not */
+        return;
+    }
+    const unsigned accepted = accepted_blocks(e, mask, s, e->reach2[level]);
+    if (accepted) lanes_cell(e, accepted, &e->t->expansion[level][TREE_EXPANSION * (size_t)c]);
+    const unsigned opened = mask & ~accepted;
+    if (!opened) return;
+    if (level > 0) tile_children(e, opened, level, idx);
+    else base_cell_vortons(e, opened, c);
+}
+
+static void tile_eval_init(tile_eval *e, const influence_tree *t, float theta, float a,
+                           float c) {
+    for (int l = 0; l < t->levels; ++l) {
+        const grid_shape *g = &t->layer[l];
+        const float size = fmax_det(g->spacing[0], fmax_det(g->spacing[1], g->spacing[2]));
+        const float reach = size / theta;
+        e->reach2[l] = reach * reach;
+    }
+    e->a2 = vf_splat(a * a);
+    e->a3 = vf_splat(a * a * a);
+    e->c3 = vf_splat(c * (1.0f / 3.0f));
+    e->zero = vf_splat(0.0f);
+    e->one = vf_splat(1.0f);
+    float lo[3][TREE_TILE_BLOCKS], hi[3][TREE_TILE_BLOCKS];
+    for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
+        for (int axis = 0; axis < 3; ++axis) {
+            lo[axis][k] = e->tile->block[k].lo[axis];
+            hi[axis][k] = e->tile->block[k].hi[axis];
+        }
+    for (int axis = 0; axis < 3; ++axis)
+        for (int j = 0; j < BOX_GROUPS; ++j) {
+            e->box_lo[axis][j] = vf_load(&lo[axis][VF_LANES * j]);
+            e->box_hi[axis][j] = vf_load(&hi[axis][VF_LANES * j]);
+        }
+    for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
+        for (int j = 0; j < BLOCK_GROUPS; ++j) {
+            const int g = k * BLOCK_GROUPS + j;
+            e->qx[g] = vf_load(&e->tile->block[k].qx[VF_LANES * j]);
+            e->qy[g] = vf_load(&e->tile->block[k].qy[VF_LANES * j]);
+            e->qz[g] = vf_load(&e->tile->block[k].qz[VF_LANES * j]);
+            e->ux[g] = e->uy[g] = e->uz[g] = e->zero;
+        }
+}
+
+void TREE_WALK_ENTRY(const influence_tree *t, const particle_array *v, const partition *part,
+                     const tree_tile *tile, float theta, float a, float c,
+                     vec3 out[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]) {
+    tile_eval e;
+    e.t = t;
+    e.v = v;
+    e.part = part;
+    e.tile = tile;
+    tile_eval_init(&e, t, theta, a, c);
+    const unsigned mask = tile->active & ((1u << TREE_TILE_BLOCKS) - 1u);
+    const int root[3] = {0, 0, 0}; /* the top layer is one cell (TREE_MAX_LEVELS, lib/core/core.h) */
+    if (mask) tile_cell(&e, mask, t->levels - 1, root);
+    FOR_GROUPS_IN(mask, g) {
+        float ux[VF_LANES], uy[VF_LANES], uz[VF_LANES];
+        vf_store(ux, e.ux[g]);
+        vf_store(uy, e.uy[g]);
+        vf_store(uz, e.uz[g]);
+        const int first = VF_LANES * (g - (int)blk_ * BLOCK_GROUPS);
+        for (int k = 0; k < VF_LANES; ++k) out[blk_][first + k] = (vec3){ux[k], uy[k], uz[k]};
+    }
+}
+
+#undef FOR_GROUPS_IN

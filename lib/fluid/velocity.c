@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/* Grid sizing for the step and velocity from vorticity.
+ *
+ * eddy_phase_build_grid sizes the grid template over all particles (plus a margin
+ * of one vorton radius), sorts vortons into its cells and builds the
+ * influence tree (with first moments for the multipole traversal).
+ * eddy_phase_velocity_grid fills the velocity at every grid point by the
+ * treecode (default) or by direct summation, each point owned by one chunk.
+ * The original treecode traversal walks the tree once per block of 2x2x2
+ * grid points, one point per lane (lib/fluid/tree_descend_walk.h), each point
+ * getting the bits of its own scalar walk (eddy_tree_velocity_at).
+ * The multipole treecode evaluates blocks of 2x2x2 grid points (the corners
+ * of one base cell, fewer on the last faces), 2x2x2 blocks (a tile) per walk
+ * of the tree: every point of a block summed in its block's traversal order.
+ * Blocks and tiles are fixed by the grid, so neither the order nor the result
+ * depends on the worker count. Auto-mollification (Part 12): the vorton core is widened to
+ * f r with f = max(length_scale * cbrt(V_cell) / r, 1) for the treecode.
+ * EDDY_VELOCITY_TREECODE_VORTONS walks the tree a second time for the
+ * vortons, with their own core r: tiles of 64 vortons in the partition's
+ * order, 8 to a block, so a vorton's bits depend on the vortons beside it in
+ * that order, never on the worker count. The trilinear sample of a grid of
+ * cells about the core's size is what slows thin rings (docs/accuracy.md). */
+#include "fluid/fluid.h"
+
+enum { DESCEND_CHUNK = 8, DIRECT_CHUNK = 16, TILE_CHUNK = 1 };
+
+static bool uses_treecode(const eddy_world *w) {
+    return w->def.velocity_method == EDDY_VELOCITY_TREECODE ||
+           w->def.velocity_method == EDDY_VELOCITY_TREECODE_VORTONS;
+}
+
+/* The multipole treecode takes moments about the build's centroids. */
+static bool uses_moments(const eddy_world *w) {
+    return uses_treecode(w) && w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
+}
+
+bool eddy_phase_build_grid(eddy_world *w) {
+    w->grid_valid = false;
+    if (w->vortons.count == 0) return true;
+    float lo[3], hi[3];
+    eddy_particles_bounds(w, lo, hi);
+    const float margin = w->def.vorton_radius;
+    for (int a = 0; a < 3; ++a) {
+        lo[a] -= margin;
+        hi[a] += margin;
+    }
+    eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
+    if (!eddy_grid_arrays_reserve(w, grid_point_count(&w->grid))) return false;
+    if (!eddy_partition_build(&w->part, &w->tasks, &w->grid, &w->vortons)) return false;
+    /* Nothing reads the tree before the density phase; when that phase
+     * re-aggregates it (after generating vorticity), this build would be
+     * overwritten unread. */
+    if (!eddy_density_rebuilds_tree(w) && !eddy_phase_build_tree(w)) return false;
+    const grid_shape *g = &w->grid;
+    float cell_volume = 1.0f;
+    for (int a = 0; a < 3; ++a) cell_volume *= g->spacing[a];
+    float f = w->def.mollify_length_scale * eddy_cbrtf(cell_volume) / w->def.vorton_radius;
+    w->mollify = f > 1.0f ? f : 1.0f;
+    w->grid_valid = true;
+    return true;
+}
+
+/* The influence tree over the partition, with the multipole's near-cubic
+ * levels and moments when the step uses that traversal. */
+bool eddy_phase_build_tree(eddy_world *w) {
+    const bool multipole = uses_moments(w);
+    if (!eddy_tree_build(&w->tree, &w->tasks, &w->grid, &w->vortons, &w->part, multipole))
+        return false;
+    return !multipole || eddy_tree_build_moments(&w->tree, &w->tasks, &w->vortons, &w->part);
+}
+
+/* The same, with the tree always aggregated: for a second solve within a
+ * step (Heun's, lib/world.c), which no density phase re-aggregates. */
+bool eddy_phase_build_grid_and_tree(eddy_world *w) {
+    if (!eddy_phase_build_grid(w)) return false;
+    if (!w->grid_valid) return true;
+    if (eddy_density_rebuilds_tree(w)) return eddy_phase_build_tree(w); /* build_grid skipped it */
+    return true;
+}
+
+typedef struct velocity_job {
+    eddy_world *w;
+    vec3 *out;
+    float a, c;
+} velocity_job;
+
+static inline void point_position(const grid_shape *g, int p, float q[3]) {
+    int i = p % g->points[0], j = (p / g->points[0]) % g->points[1];
+    int k = p / (g->points[0] * g->points[1]);
+    q[0] = g->min[0] + (float)i * g->spacing[0];
+    q[1] = g->min[1] + (float)j * g->spacing[1];
+    q[2] = g->min[2] + (float)k * g->spacing[2];
+}
+
+static inline int blocks_along(const grid_shape *g, int axis) { return (g->points[axis] + 1) / 2; }
+
+/* Block n: grid points (2 bi + dx, 2 bj + dy, 2 bk + dz), lane dx + 2 dy + 4 dz;
+ * on the last face a missing point repeats the block's first one (its lane is
+ * computed and dropped). Returns the lanes' point indices (-1: dropped). */
+static void block_points(const grid_shape *g, int n, tree_block *b, int point[TREE_BLOCK_POINTS]) {
+    const int nbx = blocks_along(g, 0), nby = blocks_along(g, 1);
+    const int base[3] = {2 * (n % nbx), 2 * ((n / nbx) % nby), 2 * (n / (nbx * nby))};
+    for (int a = 0; a < 3; ++a) {
+        const int last = base[a] + 1 < g->points[a] ? base[a] + 1 : base[a];
+        b->lo[a] = g->min[a] + (float)base[a] * g->spacing[a];
+        b->hi[a] = g->min[a] + (float)last * g->spacing[a];
+    }
+    for (int k = 0; k < TREE_BLOCK_POINTS; ++k) {
+        const int off[3] = {k & 1, (k >> 1) & 1, (k >> 2) & 1};
+        int idx[3];
+        bool inside = true;
+        for (int a = 0; a < 3; ++a) {
+            idx[a] = base[a] + off[a];
+            if (idx[a] >= g->points[a]) {
+                inside = false;
+                idx[a] = base[a];
+            }
+        }
+        b->qx[k] = g->min[0] + (float)idx[0] * g->spacing[0];
+        b->qy[k] = g->min[1] + (float)idx[1] * g->spacing[1];
+        b->qz[k] = g->min[2] + (float)idx[2] * g->spacing[2];
+        point[k] = inside ? idx[0] + g->points[0] * (idx[1] + g->points[1] * idx[2]) : -1;
+    }
+}
+
+/* The original traversal, one block of 2x2x2 grid points per walk (lanes of
+ * lib/fluid/tree_descend_walk.h; each point gets eddy_tree_velocity_at's bits). */
+static void descend_chunk(int chunk, int begin, int end, void *context) {
+    const velocity_job *job = context;
+    for (int n = begin; n < end; ++n) {
+        tree_block b;
+        int point[TREE_BLOCK_POINTS];
+        block_points(&job->w->grid, n, &b, point);
+        vec3 u[TREE_BLOCK_POINTS];
+        eddy_tree_velocity_descend_block(&job->w->tree, &b, job->a, job->c, u);
+        for (int p = 0; p < TREE_BLOCK_POINTS; ++p)
+            if (point[p] >= 0) job->out[point[p]] = u[p];
+    }
+}
+
+static inline int tiles_along(const grid_shape *g, int axis) {
+    return (blocks_along(g, axis) + 1) / 2;
+}
+
+/* Tile n: blocks (2 ti + bx, 2 tj + by, 2 tk + bz), block bx + 2 by + 4 bz of
+ * the tile, active when it lies in the grid; the tile's box holds theirs. */
+static void tile_blocks(const grid_shape *g, int n, tree_tile *tile,
+                        int point[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]) {
+    const int ntx = tiles_along(g, 0), nty = tiles_along(g, 1);
+    const int t[3] = {n % ntx, (n / ntx) % nty, n / (ntx * nty)};
+    const int nb[3] = {blocks_along(g, 0), blocks_along(g, 1), blocks_along(g, 2)};
+    memset(tile, 0, sizeof *tile); /* inactive blocks: zeros, never used */
+    for (int k = 0; k < TREE_TILE_BLOCKS; ++k) {
+        const int bi[3] = {2 * t[0] + (k & 1), 2 * t[1] + ((k >> 1) & 1), 2 * t[2] + (k >> 2)};
+        if (bi[0] >= nb[0] || bi[1] >= nb[1] || bi[2] >= nb[2]) continue;
+        tree_block *b = &tile->block[k];
+        block_points(g, bi[0] + nb[0] * (bi[1] + nb[1] * bi[2]), b, point[k]);
+        for (int a = 0; a < 3; ++a) {
+            tile->lo[a] = tile->active ? fmin_det(tile->lo[a], b->lo[a]) : b->lo[a];
+            tile->hi[a] = tile->active ? fmax_det(tile->hi[a], b->hi[a]) : b->hi[a];
+        }
+        tile->active |= 1u << k;
+    }
+}
+
+static void multipole_chunk(int chunk, int begin, int end, void *context) {
+    const velocity_job *job = context;
+    const eddy_world *w = job->w;
+    for (int n = begin; n < end; ++n) {
+        tree_tile tile;
+        int point[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+        tile_blocks(&w->grid, n, &tile, point);
+        vec3 u[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+        eddy_tree_velocity_tile(&w->tree, &w->vortons, &w->part, &tile,
+                                w->def.treecode_opening_angle, job->a, job->c, u);
+        for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
+            if (tile.active >> k & 1u)
+                for (int p = 0; p < TREE_BLOCK_POINTS; ++p)
+                    if (point[k][p] >= 0) job->out[point[k][p]] = u[k][p];
+    }
+}
+
+static inline int vorton_tiles(int vortons) {
+    const int per_tile = TREE_TILE_BLOCKS * TREE_BLOCK_POINTS;
+    return (vortons + per_tile - 1) / per_tile;
+}
+
+/* Vorton tile n (EDDY_VELOCITY_TREECODE_VORTONS): the vortons n * 64 ...
+ * n * 64 + 63 of the partition's order, 8 to a block (one lane each, blocks
+ * boxed by their vortons) and 8 blocks to the tile. Past the last vorton a
+ * block's lanes repeat its first vorton (computed and dropped, who = -1);
+ * blocks with no vorton stay inactive. The partition's order, and so every
+ * block, is fixed by the vortons alone, never by the worker count. */
+static void vorton_tile_blocks(const particle_array *v, const partition *part, int n,
+                               tree_tile *tile, int who[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]) {
+    memset(tile, 0, sizeof *tile);
+    for (int k = 0; k < TREE_TILE_BLOCKS; ++k) {
+        const int first = (n * TREE_TILE_BLOCKS + k) * TREE_BLOCK_POINTS;
+        if (first >= v->count) break;
+        tree_block *b = &tile->block[k];
+        for (int p = 0; p < TREE_BLOCK_POINTS; ++p) {
+            const bool inside = first + p < v->count;
+            const int i = part->sorted_index[inside ? first + p : first];
+            who[k][p] = inside ? i : -1;
+            const float q[3] = {v->px[i], v->py[i], v->pz[i]};
+            b->qx[p] = q[0];
+            b->qy[p] = q[1];
+            b->qz[p] = q[2];
+            for (int a = 0; a < 3; ++a) {
+                b->lo[a] = p ? fmin_det(b->lo[a], q[a]) : q[a];
+                b->hi[a] = p ? fmax_det(b->hi[a], q[a]) : q[a];
+            }
+        }
+        for (int a = 0; a < 3; ++a) {
+            tile->lo[a] = tile->active ? fmin_det(tile->lo[a], b->lo[a]) : b->lo[a];
+            tile->hi[a] = tile->active ? fmax_det(tile->hi[a], b->hi[a]) : b->hi[a];
+        }
+        tile->active |= 1u << k;
+    }
+}
+
+/* The vortons' own walk: the multipole treecode with the vortons' core r (no
+ * mollification), each vorton's velocity into v->v*. */
+static void vorton_tile_chunk(int chunk, int begin, int end, void *context) {
+    const velocity_job *job = context;
+    eddy_world *w = job->w;
+    particle_array *v = &w->vortons;
+    for (int n = begin; n < end; ++n) {
+        tree_tile tile;
+        int who[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+        vorton_tile_blocks(v, &w->part, n, &tile, who);
+        vec3 u[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+        eddy_tree_velocity_tile(&w->tree, v, &w->part, &tile, w->def.treecode_opening_angle,
+                                job->a, job->c, u);
+        for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
+            if (tile.active >> k & 1u)
+                for (int p = 0; p < TREE_BLOCK_POINTS; ++p)
+                    if (who[k][p] >= 0) {
+                        const int i = who[k][p];
+                        v->vx[i] = u[k][p].x;
+                        v->vy[i] = u[k][p].y;
+                        v->vz[i] = u[k][p].z;
+                    }
+    }
+}
+
+static void direct_grid_chunk(int chunk, int begin, int end, void *context) {
+    const velocity_job *job = context;
+    for (int p = begin; p < end; ++p) {
+        float q[3];
+        point_position(&job->w->grid, p, q);
+        job->out[p] = eddy_direct_velocity_at(&job->w->vortons, q[0], q[1], q[2], job->a);
+    }
+}
+
+static void direct_vorton_chunk(int chunk, int begin, int end, void *context) {
+    const velocity_job *job = context;
+    particle_array *v = &job->w->vortons;
+    for (int i = begin; i < end; ++i) {
+        vec3 u = eddy_direct_velocity_at(v, v->px[i], v->py[i], v->pz[i], job->a);
+        v->vx[i] = u.x;
+        v->vy[i] = u.y;
+        v->vz[i] = u.z;
+    }
+}
+
+void eddy_phase_velocity_grid(eddy_world *w) {
+    if (!w->grid_valid) return;
+    const int points = grid_point_count(&w->grid);
+    const float r = w->def.vorton_radius;
+    if (uses_treecode(w)) {
+        const float f = w->mollify;
+        velocity_job job = {w, w->velocity, r * f, 1.0f / (f * f * f)};
+        const grid_shape *g = &w->grid;
+        if (w->def.treecode_traversal == EDDY_TREECODE_ORIGINAL) {
+            const int blocks = blocks_along(g, 0) * blocks_along(g, 1) * blocks_along(g, 2);
+            eddy_parallel_for(&w->tasks, blocks, DESCEND_CHUNK, descend_chunk, &job);
+            return;
+        }
+        const int tiles = tiles_along(g, 0) * tiles_along(g, 1) * tiles_along(g, 2);
+        eddy_parallel_for(&w->tasks, tiles, TILE_CHUNK, multipole_chunk, &job);
+        if (w->def.velocity_method == EDDY_VELOCITY_TREECODE_VORTONS) {
+            velocity_job at_vortons = {w, NULL, r, 1.0f};
+            eddy_parallel_for(&w->tasks, vorton_tiles(w->vortons.count), TILE_CHUNK,
+                              vorton_tile_chunk, &at_vortons);
+        }
+        return;
+    }
+    velocity_job job = {w, w->velocity, r, 1.0f};
+    eddy_parallel_for(&w->tasks, points, DIRECT_CHUNK, direct_grid_chunk, &job);
+    if (w->def.velocity_method == EDDY_VELOCITY_DIRECT_VORTONS)
+        eddy_parallel_for(&w->tasks, w->vortons.count, DIRECT_CHUNK, direct_vorton_chunk, &job);
+}

@@ -1,9 +1,0 @@
-/* SPDX-License-Identifier: MIT */
-/* The multipole traversal (lib/tree_walk.h) with eight AVX lanes: one group
- * per block instead of two. Built with -mavx (never -mfma) on x86-64 only;
- * lib/tree_multipole.c calls it when the CPU has AVX. Same bits as the four-
- * lane builds: lib/tree_lanes8_avx.h. */
-#include "tree_lanes8_avx.h"
-
-#define TREE_WALK_ENTRY eddy_tree_velocity_tile_avx
-#include "tree_walk.h"

@@ -1,9 +1,0 @@
-/* SPDX-License-Identifier: MIT */
-/* The multipole traversal (lib/tree_walk.h) in plain C lanes on every
- * platform: the reference the SIMD builds must match bit for bit
- * (tests/test_tree.c). The step never calls it where SIMD lanes exist. */
-#define EDDY_TREE_PLAIN_LANES 1
-#include "tree_lanes4.h"
-
-#define TREE_WALK_ENTRY eddy_tree_velocity_tile_plain
-#include "tree_walk.h"
