@@ -15,6 +15,7 @@
 int eddy_fuzz_snapshot_one(const unsigned char *data, size_t size);
 int eddy_fuzz_input_one(const unsigned char *data, size_t size);
 int eddy_fuzz_golden_one(const unsigned char *data, size_t size);
+int eddy_fuzz_desync_one(const unsigned char *data, size_t size);
 
 typedef int fuzz_one_fn(const unsigned char *data, size_t size);
 
@@ -74,4 +75,10 @@ Test(fuzz_regressions, golden_reader) {
     const struct rlimit limit = {1ul << 30, 1ul << 30};
     cr_assert_eq(setrlimit(RLIMIT_AS, &limit), 0);
     cr_expect_gt(replay_all("golden", eddy_fuzz_golden_one), 0);
+}
+
+/* A hostile peer's desync messages (a claim of 2^24 blocks among them): each
+ * message costs at most the local tree plus its height, or the target traps. */
+Test(fuzz_regressions, desync_messages) {
+    cr_expect_gt(replay_all("desync", eddy_fuzz_desync_one), 0);
 }
