@@ -215,9 +215,15 @@ static bool section_open(wire_reader *r, int section, size_t *end) {
 }
 
 static void section_close(wire_reader *r, size_t end, const char *name) {
-    if (wire_ok(r) && r->pos != end)
+    if (!wire_ok(r) || r->pos == end) return;
+    if (r->pos < end)
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "section %s has %zu bytes its fields do not use", name,
-                       end > r->pos ? end - r->pos : 0);
+                       end - r->pos);
+    else /* its fields ran on into whatever follows the section */
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT,
+                       "section %s is too short: its fields need %zu bytes more than its length "
+                       "gives (it ends at byte %zu)",
+                       name, r->pos - end, end);
 }
 
 static void get_diagnostics(wire_reader *r, eddy_diagnostics *d) {
