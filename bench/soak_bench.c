@@ -28,6 +28,8 @@
 #include <time.h>
 
 enum { SOAK_MAX_DEPTH = 64 };
+/* The ring holds depth + 1 snapshots (slot = frame mod ring): the oldest one
+ * a rollback may need and every frame since. */
 
 static double rss_mb(void) {
     FILE *f = fopen("/proc/self/statm", "r");
@@ -92,6 +94,7 @@ int main(int argc, char **argv) {
     /* ring of snapshots and of the frame hashes of the first pass */
     eddy_bytes ring[SOAK_MAX_DEPTH];
     uint64_t hashes[SOAK_MAX_DEPTH];
+    const int64_t slots = depth + 1;
     memset(ring, 0, sizeof ring);
     eddy_scene_input in;
     printf("scene %s, %ld frames, rollback every %ld frames by %ld, %ld workers\n", scene, frames,
@@ -104,7 +107,7 @@ int main(int argc, char **argv) {
            eddy_world_tracer_count(w), eddy_world_vorton_count(w), 0.0);
     for (long f = 1; f <= frames; ++f) {
         const int64_t frame = eddy_world_frame(w);
-        const int slot = (int)(frame % SOAK_MAX_DEPTH);
+        const int slot = (int)(frame % slots);
         ring[slot].size = 0;
         if (eddy_world_snapshot(w, &ring[slot]) != EDDY_OK ||
             eddy_world_step(w, eddy_scene_input_for(scene, frame, &in)) != EDDY_OK) {
@@ -112,17 +115,17 @@ int main(int argc, char **argv) {
                     eddy_world_error_message(w));
             return 1;
         }
-        hashes[(frame + 1) % SOAK_MAX_DEPTH] = eddy_world_hash(w).frame_hash;
+        hashes[(frame + 1) % slots] = eddy_world_hash(w).frame_hash;
         if (f % every == 0 && eddy_world_frame(w) >= depth) {
             const int64_t back = eddy_world_frame(w) - depth, end = eddy_world_frame(w);
-            const eddy_bytes *s = &ring[back % SOAK_MAX_DEPTH];
+            const eddy_bytes *s = &ring[back % slots];
             char message[256];
             if (eddy_world_restore(w, s->data, s->size, message, sizeof message) != EDDY_OK) {
                 fprintf(stderr, "eddy-soak-bench: restore to %lld: %s\n", (long long)back, message);
                 return 1;
             }
             for (int64_t g = back; g < end; ++g) {
-                const int k = (int)(g % SOAK_MAX_DEPTH);
+                const int k = (int)(g % slots);
                 ring[k].size = 0; /* re-simulated frames are saved again */
                 if (eddy_world_snapshot(w, &ring[k]) != EDDY_OK ||
                     eddy_world_step(w, eddy_scene_input_for(scene, g, &in)) != EDDY_OK) {
@@ -130,7 +133,7 @@ int main(int argc, char **argv) {
                             eddy_world_error_message(w));
                     return 1;
                 }
-                if (eddy_world_hash(w).frame_hash != hashes[(g + 1) % SOAK_MAX_DEPTH]) {
+                if (eddy_world_hash(w).frame_hash != hashes[(g + 1) % slots]) {
                     fprintf(stderr, "eddy-soak-bench: frame %lld diverged after a rollback\n",
                             (long long)(g + 1));
                     return 1;

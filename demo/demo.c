@@ -460,10 +460,10 @@ static void demo_oversubscription_note(const demo_context *ctx, const demo_run *
         }
     }
     if (over > 0) {
-        printf("  note: this machine has %d processing unit%s; %d of these runs use more workers "
-               "than that (up to %d), which then share the units, so their speedup is expected "
-               "below 1. Their hashes must still be identical: that is the point of them.\n",
-               ctx->pus, ctx->pus == 1 ? "" : "s", over, most);
+        printf("  note: this machine has %d processing unit%s; %d of these runs use%s more "
+               "workers than that (up to %d), which then share the units, so a speedup below 1 "
+               "is expected there. The hashes must still be identical.\n",
+               ctx->pus, ctx->pus == 1 ? "" : "s", over, over == 1 ? "s" : "", most);
     }
 }
 

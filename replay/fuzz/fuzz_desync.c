@@ -25,6 +25,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 extern _Thread_local uint64_t eddy_desync_pair_hashes; /* lib/state/desync.c */
 
+/* Of the last input: messages the search took, and hash-log records read
+ * (the seed test of test_fuzz_regressions checks that seeds still get in). */
+int eddy_fuzz_desync_taken;
+
 static void require(bool ok) {
     if (!ok) __builtin_trap();
 }
@@ -76,6 +80,7 @@ static void read_log(const uint8_t *data, size_t size) {
     while (s == EDDY_OK && at < size) {
         const size_t before = at;
         s = eddy_hash_log_read_record(data, size, &at, t, message, sizeof message);
+        eddy_fuzz_desync_taken += s == EDDY_OK;
         require(s != EDDY_OK || at > before); /* progress, or a refusal */
         require(s == EDDY_OK || message[0] != '\0');
     }
@@ -83,6 +88,7 @@ static void read_log(const uint8_t *data, size_t size) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    eddy_fuzz_desync_taken = 0;
     if (size >= 8 && memcmp(data, "EDDYHLOG", 8) == 0) {
         read_log(data, size);
         return 0;
@@ -110,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const uint64_t before = eddy_desync_pair_hashes;
         const eddy_status st = eddy_desync_search_receive(s, msg, n, &state, message, sizeof message);
         require(eddy_desync_pair_hashes - before <= bound);
+        if (st == EDDY_OK) ++eddy_fuzz_desync_taken;
         if (st != EDDY_OK) {
             require(message[0] != '\0');
             again.size = 0; /* refused: the search is where it was */

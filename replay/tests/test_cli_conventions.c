@@ -170,6 +170,16 @@ Test(cli_conventions, a_wrong_scene_name_has_one_wording_with_the_nearest_name, 
     cr_assert(said("unknown scene 'noise_clod' (the nearest is 'noise_cloud'; "), "%s", out());
 }
 
+/* Before speedups below 1 the demo says that some runs have more workers
+ * than the machine has processing units (64 workers: more than any CI box). */
+Test(cli_conventions, demo_says_when_workers_outnumber_processing_units, .timeout = 120) {
+    EXPECT(0, "%s --scene vortex_ring --threads 1,64 --frames 2", EDDY_DEMO_CLI);
+    const char *note = strstr(out(), "note: this machine has ");
+    const char *table = strstr(out(), "speedup");
+    cr_assert(note != NULL && table != NULL && note < table, "%s", out());
+    cr_assert(said("1 of these runs uses more workers than that (up to 64)"), "%s", out());
+}
+
 /* A missing golden folder, a missing golden and an unreadable one are told
  * apart from a divergence (exit 3 and what is wrong, never "bless it"). */
 Test(cli_conventions, verify_tells_a_missing_golden_from_a_divergence, .timeout = 120) {
