@@ -22,6 +22,9 @@
 #include "scenes.h"
 
 #include <inttypes.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,19 @@ static double rss_mb(void) {
     const int n = fscanf(f, "%ld %ld", &pages, &resident);
     fclose(f);
     return n == 2 ? (double)resident * 4096.0 / (1024.0 * 1024.0) : -1.0;
+}
+
+/* Bytes the allocator has handed out and not had back (glibc: mallinfo2's
+ * in-use heap plus mmapped blocks), so a rising RSS can be told apart:
+ * memory in use (something keeps growing) or free memory the allocator
+ * keeps (fragmentation). -1 where unknown. */
+static double heap_in_use_mb(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    const struct mallinfo2 m = mallinfo2();
+    return (double)(m.uordblks + m.hblkhd) / (1024.0 * 1024.0);
+#else
+    return -1.0;
+#endif
 }
 
 static double now_s(void) {
@@ -99,12 +115,12 @@ int main(int argc, char **argv) {
     eddy_scene_input in;
     printf("scene %s, %ld frames, rollback every %ld frames by %ld, %ld workers\n", scene, frames,
            every, depth, threads);
-    printf("%10s %10s %12s %10s %9s %9s\n", "frame", "rss_mb", "rollbacks", "tracers", "vortons",
-           "elapsed_s");
+    printf("%10s %10s %10s %12s %10s %9s %9s\n", "frame", "rss_mb", "heap_mb", "rollbacks", "tracers",
+           "vortons", "elapsed_s");
     const double t0 = now_s();
     long rollbacks = 0;
-    printf("%10lld %10.1f %12ld %10d %9d %9.0f\n", (long long)eddy_world_frame(w), rss_mb(), rollbacks,
-           eddy_world_tracer_count(w), eddy_world_vorton_count(w), 0.0);
+    printf("%10lld %10.1f %10.1f %12ld %10d %9d %9.0f\n", (long long)eddy_world_frame(w), rss_mb(),
+           heap_in_use_mb(), rollbacks, eddy_world_tracer_count(w), eddy_world_vorton_count(w), 0.0);
     for (long f = 1; f <= frames; ++f) {
         const int64_t frame = eddy_world_frame(w);
         const int slot = (int)(frame % slots);
@@ -142,8 +158,9 @@ int main(int argc, char **argv) {
             ++rollbacks;
         }
         if (f % report == 0) {
-            printf("%10lld %10.1f %12ld %10d %9d %9.0f\n", (long long)eddy_world_frame(w), rss_mb(),
-                   rollbacks, eddy_world_tracer_count(w), eddy_world_vorton_count(w), now_s() - t0);
+            printf("%10lld %10.1f %10.1f %12ld %10d %9d %9.0f\n", (long long)eddy_world_frame(w),
+                   rss_mb(), heap_in_use_mb(), rollbacks, eddy_world_tracer_count(w),
+                   eddy_world_vorton_count(w), now_s() - t0);
             fflush(stdout);
         }
     }
