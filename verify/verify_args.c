@@ -397,8 +397,8 @@ static const char *verify_default_golden_dir(const char *program) {
 #endif
     if (exe[0] == '\0' && program != NULL) snprintf(exe, sizeof exe, "%s", program);
     char *slash = strrchr(exe, '/');
-    if (slash != NULL) *slash = '\0';
-    else snprintf(exe, sizeof exe, ".");
+    if (slash == NULL) return EDDY_VERIFY_GOLDEN_DIR; /* where the binary is is unknown */
+    *slash = '\0';
     snprintf(installed, sizeof installed, "%s/../share/eddy/golden", exe);
     if (is_directory(installed)) return installed;
     if (is_directory(EDDY_VERIFY_GOLDEN_DIR)) return EDDY_VERIFY_GOLDEN_DIR;
