@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -507,6 +508,75 @@ Test(misuse, calls_from_enqueue_task_during_a_step_are_refused, .timeout = 60) {
     step_ok(w, NULL);
     eddy_bytes_free(&snap);
     eddy_world_destroy(ref);
+    eddy_world_destroy(w);
+}
+
+/* The same from another thread: while a step runs (held inside its first
+ * enqueue_task, so the overlap is certain, not a race), a second thread's
+ * step, snapshot and hash are refused, and the step completes intact. */
+typedef struct other_thread {
+    eddy_world *world;
+    eddy_status step, snapshot;
+    int64_t hash_frame;
+    char message[256];
+} other_thread;
+
+static void *other_thread_calls(void *context) {
+    other_thread *o = context;
+    eddy_bytes snap = {0};
+    o->step = eddy_world_step(o->world, NULL);
+    snprintf(o->message, sizeof o->message, "%s", eddy_last_error_message());
+    o->snapshot = eddy_world_snapshot(o->world, &snap);
+    o->hash_frame = eddy_world_hash(o->world).frame;
+    eddy_bytes_free(&snap);
+    return NULL;
+}
+
+typedef struct gate {
+    other_thread other;
+    bool ran;
+} gate;
+
+static void *gate_enqueue(eddy_task_fn *task, int item_count, int min_range, void *task_context,
+                          void *user_context) {
+    (void)min_range;
+    gate *g = user_context;
+    if (g->other.world && !g->ran) {
+        g->ran = true;
+        pthread_t t;
+        cr_assert_eq(pthread_create(&t, NULL, other_thread_calls, &g->other), 0);
+        pthread_join(t, NULL); /* the other thread's calls all happen during this step */
+    }
+    task(0, item_count, 0, task_context);
+    return NULL;
+}
+
+Test(misuse, calls_from_another_thread_during_a_step_are_refused, .timeout = 60) {
+    gate g;
+    memset(&g, 0, sizeof g);
+    eddy_world_def d = eddy_world_def_default();
+    d.worker_count = 1;
+    d.enqueue_task = gate_enqueue;
+    d.finish_task = never_finish;
+    d.user_task_context = &g;
+    eddy_world *w = NULL;
+    cr_assert_eq(eddy_world_create(&d, &w), EDDY_OK, "%s", eddy_last_error_message());
+    eddy_vorton v[4];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < 4; ++i) {
+        v[i].position = (eddy_vec3){0.3f * (float)i, 0.0f, 0.0f};
+        v[i].vorticity = (eddy_vec3){0.0f, 0.0f, 1.0f};
+    }
+    cr_assert_eq(eddy_world_add_vortons(w, v, 4), EDDY_OK);
+    g.other.world = w;
+    step_ok(w, NULL);
+    cr_assert(g.ran);
+    cr_expect_eq(g.other.step, EDDY_ERROR_WRONG_STATE);
+    cr_expect_eq(g.other.snapshot, EDDY_ERROR_WRONG_STATE);
+    cr_expect_eq(g.other.hash_frame, -1);
+    cr_expect(contains(g.other.message, "eddy_world_step") && contains(g.other.message, "overlap"),
+              "%s", g.other.message);
+    cr_expect_eq(eddy_world_frame(w), 1);
     eddy_world_destroy(w);
 }
 
