@@ -228,8 +228,9 @@ static void scenes_list(FILE *out)
 
 static int fail_unknown_scene(const char *name)
 {
-    fprintf(stderr, "eddy-bench: unknown scene '%s'; valid scenes:\n", name);
-    scenes_list(stderr);
+    char m[256];
+    fprintf(stderr, "eddy-bench: %s\n",
+            eddy_scene_unknown_message(name, "eddy-bench --list", m, sizeof m));
     return 2;
 }
 

@@ -142,7 +142,9 @@ int main(int argc, char **argv) {
     int status = 0;
     for (int s = 0; s < count; ++s) {
         if (!eddy_scene_find(names[s])) {
-            fprintf(stderr, "eddy-containers: unknown scene '%s'\n", names[s]);
+            char m[256];
+            fprintf(stderr, "eddy-containers: %s\n",
+                    eddy_scene_unknown_message(names[s], "eddy-replay scenes", m, sizeof m));
             return 2;
         }
         run_result r;

@@ -85,7 +85,12 @@ static int add_scenes(const char *text, rb_options *o) {
     snprintf(buffer, sizeof buffer, "%s", text);
     for (char *item = strtok(buffer, ","); item != NULL; item = strtok(NULL, ",")) {
         const eddy_scene_info *info = eddy_scene_find(item);
-        if (info == NULL) return fail_usage("--scene", "unknown scene");
+        if (info == NULL) {
+            char m[256];
+            fprintf(stderr, "eddy-rollback-bench: %s\n",
+                    eddy_scene_unknown_message(item, "eddy-rollback-bench --help", m, sizeof m));
+            return 2;
+        }
         if (o->scene_count < RB_MAX_SCENES) o->scenes[o->scene_count++] = info->name;
     }
     return o->scene_count > 0 ? -1 : fail_usage("--scene", "no scene");

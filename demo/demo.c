@@ -445,6 +445,28 @@ static void phase_table(const demo_run *runs, int count)
     phase_table_negligible(runs, count);
 }
 
+/* Said before the table: runs with more workers than this machine has
+ * processing units time-share them, so their speedup is expected below 1;
+ * the hashes must still be identical. */
+static void demo_oversubscription_note(const demo_context *ctx, const demo_run *runs, int count)
+{
+    int over = 0, most = 0;
+    for (int i = 0; i < count; ++i) {
+        if (ctx->pus > 0 && runs[i].workers > ctx->pus) {
+            ++over;
+            if (runs[i].workers > most) {
+                most = runs[i].workers;
+            }
+        }
+    }
+    if (over > 0) {
+        printf("  note: this machine has %d processing unit%s; %d of these runs use%s more "
+               "workers than that (up to %d), which then share the units, so a speedup below 1 "
+               "is expected there. The hashes must still be identical.\n",
+               ctx->pus, ctx->pus == 1 ? "" : "s", over, over == 1 ? "s" : "", most);
+    }
+}
+
 /* Runs every worker count; prints the tables and the verdict line. Returns
  * 1 (yes), 0 (no) or -1 (a world failed). */
 static int demo_section_determinism(const demo_context *ctx)
@@ -466,6 +488,7 @@ static int demo_section_determinism(const demo_context *ctx)
         run_compare(&runs[i], &runs[reference]);
         identical = identical && runs[i].first_divergence < 0;
     }
+    demo_oversubscription_note(ctx, runs, made);
     determinism_table(runs, made, reference);
     phase_table(runs, made);
     char list[256];
@@ -619,8 +642,9 @@ int main(int argc, char **argv)
         return 0;
     }
     if (eddy_scene_find(o.scene) == NULL) {
-        fprintf(stderr, "eddy-demo: unknown scene '%s'; valid scenes:\n", o.scene);
-        scenes_list(stderr);
+        char m[256];
+        fprintf(stderr, "eddy-demo: %s\n",
+                eddy_scene_unknown_message(o.scene, "eddy-demo --list", m, sizeof m));
         return 2;
     }
     demo_context ctx;

@@ -16,7 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static _Thread_local char g_create_error[256];
+/* thread-local, in core/step.c: overlapping calls leave their refusal there too */
+#define g_create_error eddy_thread_error
 
 const char *eddy_last_error_message(void) { return g_create_error; }
 
@@ -92,6 +93,7 @@ eddy_status eddy_world_create(const eddy_world_def *def, eddy_world **out) {
     w->vortons.track_ids = def->particle_ids;
     w->tracers.track_ids = def->particle_ids;
     w->rng = eddy_rng_seed(def->seed, 0);
+    w->state_counter = 1;
     w->gravity = def->gravity;
     w->wind = def->wind;
     s = tasks_init(w);
@@ -173,7 +175,7 @@ static eddy_status population_check(eddy_world *w, const void *items, int count)
 
 static vec3 v3(eddy_vec3 v) { return (vec3){v.x, v.y, v.z}; }
 
-eddy_status eddy_world_add_vortons(eddy_world *w, const eddy_vorton *v, int count) {
+static eddy_status world_add_vortons_held(eddy_world *w, const eddy_vorton *v, int count) {
     eddy_status s = population_check(w, v, count);
     if (s != EDDY_OK) return s;
     s = particles_check(w, "vorton", v, NULL, count);
@@ -190,7 +192,7 @@ eddy_status eddy_world_add_vortons(eddy_world *w, const eddy_vorton *v, int coun
     return EDDY_OK;
 }
 
-eddy_status eddy_world_add_tracers(eddy_world *w, const eddy_tracer *t, int count) {
+static eddy_status world_add_tracers_held(eddy_world *w, const eddy_tracer *t, int count) {
     eddy_status s = population_check(w, t, count);
     if (s != EDDY_OK) return s;
     s = particles_check(w, "tracer", NULL, t, count);
@@ -246,7 +248,7 @@ static eddy_status emitter_def_check(eddy_world *w, const eddy_emitter_def *d) {
 
 static bool emitter_add(eddy_world *w, const eddy_emitter_def *d, eddy_emitter_id *out);
 
-eddy_status eddy_world_create_emitter(eddy_world *w, const eddy_emitter_def *d, eddy_emitter_id *out) {
+static eddy_status world_create_emitter_held(eddy_world *w, const eddy_emitter_def *d, eddy_emitter_id *out) {
     if (!w || !d || !out) return EDDY_ERROR_INVALID_ARGUMENT;
     *out = (eddy_emitter_id){0, 0};
     if (w->stepped) {
@@ -574,7 +576,7 @@ static eddy_status world_break(eddy_world *w, eddy_status status, int64_t step,
     return status;
 }
 
-eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
+static eddy_status world_step_held(eddy_world *w, const eddy_input *input) {
     if (!w) return EDDY_ERROR_INVALID_ARGUMENT;
     if (w->needs_restore) {
         eddy_world_set_error(w, "the world needs eddy_world_restore before it steps again (%.160s)",
@@ -598,6 +600,7 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
     }
     const double t0 = eddy_now_ms();
     memset(&w->profile, 0, sizeof w->profile);
+    w->state_counter += 1; /* the state changes from here on (views are stale) */
 
     bool ok = true;
     char bad[128] = "";
@@ -686,4 +689,39 @@ eddy_grid_info eddy_world_get_grid_info(const eddy_world *w) {
     info.tree_levels = w->tree.levels;
     info.mollification = w->mollify;
     return info;
+}
+
+eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
+    if (!w) return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!eddy_world_enter(w, "eddy_world_step")) return EDDY_ERROR_WRONG_STATE;
+    const eddy_status s = world_step_held(w, input);
+    eddy_world_leave(w);
+    return s;
+}
+
+eddy_status eddy_world_add_vortons(eddy_world *w, const eddy_vorton *v, int count) {
+    if (!w) return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!eddy_world_enter(w, "eddy_world_add_vortons")) return EDDY_ERROR_WRONG_STATE;
+    const eddy_status s = world_add_vortons_held(w, v, count);
+    if (s == EDDY_OK) w->state_counter += 1;
+    eddy_world_leave(w);
+    return s;
+}
+
+eddy_status eddy_world_add_tracers(eddy_world *w, const eddy_tracer *t, int count) {
+    if (!w) return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!eddy_world_enter(w, "eddy_world_add_tracers")) return EDDY_ERROR_WRONG_STATE;
+    const eddy_status s = world_add_tracers_held(w, t, count);
+    if (s == EDDY_OK) w->state_counter += 1;
+    eddy_world_leave(w);
+    return s;
+}
+
+eddy_status eddy_world_create_emitter(eddy_world *w, const eddy_emitter_def *d, eddy_emitter_id *out) {
+    if (!w) return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!eddy_world_enter(w, "eddy_world_create_emitter")) return EDDY_ERROR_WRONG_STATE;
+    const eddy_status s = world_create_emitter_held(w, d, out);
+    if (s == EDDY_OK) w->state_counter += 1;
+    eddy_world_leave(w);
+    return s;
 }

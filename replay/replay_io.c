@@ -18,10 +18,33 @@ eddy_status eddy_file_sink_open(file_sink *sink, const char *path, bool sync, ch
                            size_t size) {
     sink->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     sink->sync = sync;
+    sink->error = 0;
     if (sink->fd < 0)
         return eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot create %s: %s", path,
                            strerror(errno));
     return EDDY_OK;
+}
+
+eddy_status eddy_file_sink_open_temp(file_sink *sink, const char *path, char *temp, size_t temp_size,
+                                     bool sync, char *message, size_t size) {
+    sink->sync = sync;
+    sink->error = 0;
+    sink->fd = -1;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        const int n = snprintf(temp, temp_size, "%s.partial-%ld-%d", path, (long)getpid(), attempt);
+        if (n < 0 || (size_t)n >= temp_size)
+            return eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot create %s: the path is too long",
+                                    path);
+        sink->fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (sink->fd >= 0) return EDDY_OK;
+        if (errno != EEXIST) break;
+    }
+    return eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot create %s (temporary file %s): %s",
+                            path, temp, strerror(errno));
+}
+
+const char *eddy_file_sink_error_text(const file_sink *sink) {
+    return sink->error ? strerror(sink->error) : NULL;
 }
 
 eddy_status eddy_file_sink_write(const void *data, size_t size, void *context) {
@@ -30,7 +53,10 @@ eddy_status eddy_file_sink_write(const void *data, size_t size, void *context) {
     while (size > 0) {
         ssize_t n = write(sink->fd, p, size);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return EDDY_ERROR_IO;
+        if (n <= 0) {
+            sink->error = n < 0 ? errno : ENOSPC; /* a write of 0 bytes: no room */
+            return EDDY_ERROR_IO;
+        }
         p += n;
         size -= (size_t)n;
     }
@@ -39,7 +65,10 @@ eddy_status eddy_file_sink_write(const void *data, size_t size, void *context) {
 
 eddy_status eddy_file_sink_flush(void *context) {
     file_sink *sink = context;
-    if (sink->sync && fsync(sink->fd) != 0) return EDDY_ERROR_IO;
+    if (sink->sync && fsync(sink->fd) != 0) {
+        sink->error = errno;
+        return EDDY_ERROR_IO;
+    }
     return EDDY_OK;
 }
 
@@ -47,6 +76,7 @@ eddy_status eddy_file_sink_close(file_sink *sink) {
     if (sink->fd < 0) return EDDY_OK;
     int r = close(sink->fd);
     sink->fd = -1;
+    if (r != 0) sink->error = errno;
     return r == 0 ? EDDY_OK : EDDY_ERROR_IO;
 }
 

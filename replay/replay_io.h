@@ -8,10 +8,17 @@
 typedef struct file_sink {
     int fd;
     bool sync; /* fsync after every record */
+    int error; /* errno of the last failed write, fsync or close; 0 if none */
 } file_sink;
 
 eddy_status eddy_file_sink_open(file_sink *sink, const char *path, bool sync, char *message,
                            size_t size);
+/* Open a new temporary file beside path (same directory, so a rename can
+ * put it in place), its name in temp (temp_size bytes). */
+eddy_status eddy_file_sink_open_temp(file_sink *sink, const char *path, char *temp, size_t temp_size,
+                                     bool sync, char *message, size_t size);
+/* "write failed" and the like with errno's text when the sink has one. */
+const char *eddy_file_sink_error_text(const file_sink *sink);
 eddy_replay_write_fn eddy_file_sink_write;
 eddy_replay_flush_fn eddy_file_sink_flush;
 eddy_status eddy_file_sink_close(file_sink *sink);

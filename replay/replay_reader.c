@@ -67,6 +67,7 @@ typedef struct scan {
     size_t size;
     size_t pos, end;             /* next record; where records stop */
     bool complete;
+    bool file_hash_bad;          /* the whole-file hash failed: found by the walk, or reported after it */
     footer foot;
     const uint8_t *index;        /* index frame (complete files) */
     eddy_bytes header_buf, zframe_buf, index_buf; /* file source: bytes read */
@@ -214,8 +215,10 @@ static eddy_status find_footer(scan *s) {
     eddy_footer_get(p, &s->foot);
     uint64_t file_hash;
     if (!hash_prefix(s, s->size - FOOTER_FRAME, &file_hash)) return read_failed(s, 0, s->size);
-    if (CHECKSUM_MISMATCH(file_hash, s->foot.file_hash))
-        return corrupt(s, "whole-file checksum mismatch (the file was damaged after it was written)");
+    /* A damaged file: the walk over the records (each with its own
+     * checksums) names the damaged one and its bytes; only if every record
+     * checks out is the whole-file mismatch itself reported (scan_records). */
+    s->file_hash_bad = CHECKSUM_MISMATCH(file_hash, s->foot.file_hash);
     return find_index(s);
 }
 
@@ -481,7 +484,16 @@ static eddy_status read_record(scan *s) {
                                    &s->zframe_buf);
     if (!z) return read_failed(s, s->pos + RECORD_HEADER_FRAME, (size_t)h.compressed_size);
     if (CHECKSUM_MISMATCH(eddy_replay_xxh3(z, (size_t)h.compressed_size), h.frame_hash))
-        return corrupt(s, "record %u: checksum mismatch", (unsigned)h.sequence);
+        return corrupt(s,
+                       "record %u (%s, frames %lld..%lld, bytes %zu..%zu): checksum mismatch (the "
+                       "record was damaged after it was written)",
+                       (unsigned)h.sequence,
+                       h.kind == RECORD_WORLD      ? "world record"
+                       : h.kind == RECORD_KEYFRAME ? "keyframe"
+                                                   : "chunk",
+                       (long long)h.first_frame,
+                       (long long)(h.first_frame + (h.frame_count > 0 ? h.frame_count - 1 : 0)),
+                       s->pos, s->pos + RECORD_HEADER_FRAME + (size_t)h.compressed_size);
     st = zframe_check(s, &h, z);
     if (st == EDDY_OK) st = record_contents(s, &h, z);
     if (st == EDDY_OK) st = remember_record(s, &h);
@@ -556,6 +568,13 @@ static eddy_status scan_records(scan *s) {
         if (st != EDDY_OK) return st;
     }
     if (s->complete && s->sequence == 0) return corrupt(s, "the file holds no records");
+    if (s->file_hash_bad) {
+        s->pos = 0;
+        return corrupt(s, "whole-file checksum mismatch, though every record, the index and "
+                          "the footer check out: the damage is in the file header (bytes 0..%u) "
+                          "or between the records",
+                       (unsigned)FILE_HEADER_FRAME);
+    }
     if (s->complete) return check_index(s);
     if (!s->stopped) {
         eddy_replay_message(s->message, s->message_size,

@@ -22,7 +22,9 @@
  *   compression and write happen once per chunk. */
 #include "replay_io.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <zstd.h>
 
@@ -100,8 +102,14 @@ static eddy_status def_check(const eddy_recorder_def *d, char *message, size_t s
 static eddy_status fail(eddy_recorder *r, eddy_status s, const char *what) {
     if (r->failed == EDDY_OK) {
         r->failed = s;
-        snprintf(r->error, sizeof r->error, "%s: %s; the recording stops here", what,
-                 eddy_status_name(s));
+        /* the cause as the system gave it (disk full, I/O error, ...) */
+        const char *cause = r->owns_file ? eddy_file_sink_error_text(&r->file) : NULL;
+        if (cause)
+            snprintf(r->error, sizeof r->error, "%s: %s (%s); the recording stops here", what, cause,
+                     eddy_status_name(s));
+        else
+            snprintf(r->error, sizeof r->error, "%s: %s; the recording stops here", what,
+                     eddy_status_name(s));
     }
     return r->failed;
 }
@@ -406,13 +414,21 @@ eddy_status eddy_recorder_create_file(eddy_world *world, const eddy_recorder_def
     if (s != EDDY_OK) return s;
     eddy_recorder *r = recorder_alloc(world, def);
     if (!r) return eddy_replay_fail(message, size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
-    s = eddy_file_sink_open(&r->file, path, def->sync, message, size);
+    /* The header and the world record go to a temporary file beside path,
+     * which replaces path only once they are complete: a recording that
+     * cannot start leaves an existing file at path as it was. */
+    char temp[4096];
+    s = eddy_file_sink_open_temp(&r->file, path, temp, sizeof temp, def->sync, message, size);
     if (s == EDDY_OK) {
         r->owns_file = true;
         r->write = eddy_file_sink_write;
         r->flush = eddy_file_sink_flush;
         r->context = &r->file;
         s = recorder_start(r, message, size);
+        if (s == EDDY_OK && rename(temp, path) != 0)
+            s = eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot put %s in place of %s: %s", temp,
+                                 path, strerror(errno));
+        if (s != EDDY_OK) remove(temp);
     }
     if (s != EDDY_OK) {
         eddy_recorder_destroy(r);

@@ -17,6 +17,8 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 static const scene_entry k_scenes[] = {
@@ -567,4 +569,39 @@ eddy_status scene_seed_tracers(scene_build *b, int m, scene_tracer_mode mode) {
     }
     free(density);
     return status;
+}
+
+/* ---------------------------------------------------------------- wrong names */
+/* Edit distance (insertions, deletions, substitutions), case-insensitive;
+ * names longer than 63 characters count as far from everything. */
+static int edit_distance(const char *a, const char *b) {
+    enum { MAX = 64 };
+    const size_t n = strlen(a), m = strlen(b);
+    if (n >= MAX || m >= MAX) return MAX * 2;
+    int prev[MAX + 1], cur[MAX + 1];
+    for (size_t j = 0; j <= m; ++j) prev[j] = (int)j;
+    for (size_t i = 1; i <= n; ++i) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= m; ++j) {
+            const int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+            int best = prev[j - 1] + (same ? 0 : 1);
+            if (prev[j] + 1 < best) best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
+            cur[j] = best;
+        }
+        memcpy(prev, cur, sizeof(int) * (m + 1));
+    }
+    return prev[m];
+}
+
+const char *eddy_scene_unknown_message(const char *name, const char *list, char *out, size_t size) {
+    const char *nearest = NULL;
+    int best = 1 << 30;
+    for (int i = 0; i < eddy_scene_count(); ++i) {
+        const int d = edit_distance(name ? name : "", eddy_scene_at(i)->name);
+        if (d < best) best = d, nearest = eddy_scene_at(i)->name;
+    }
+    snprintf(out, size, "unknown scene '%s' (the nearest is '%s'; %s shows them all)",
+             name ? name : "", nearest ? nearest : "", list);
+    return out;
 }

@@ -31,6 +31,11 @@ typedef struct eddy_scene_input {
 int eddy_scene_count(void);
 const eddy_scene_info *eddy_scene_at(int index);        /* NULL if out of range */
 const eddy_scene_info *eddy_scene_find(const char *name); /* NULL if unknown */
+/* The one wording every tool uses for a wrong scene name, with the nearest
+ * scene name (by edit distance): "unknown scene 'voretx_ring' (the nearest
+ * is 'vortex_ring'; LIST shows them all)", LIST being the tool's own way to
+ * list scenes (e.g. "eddy-replay scenes"). Writes into out; returns out. */
+const char *eddy_scene_unknown_message(const char *name, const char *list, char *out, size_t size);
 
 /* Create the named scene's world. Threading, FP and test fields of base
  * (worker_count, enqueue_task, finish_task, user_task_context, worker_start,

@@ -5,9 +5,10 @@
 #
 # Targets (replay/fuzz/fuzz_TARGET.c): replay (the replay reader and the
 # decoders behind it), snapshot (eddy_world_restore, then a step), input
-# (eddy_input_decode, then the input applied to a world) and golden (the
-# golden-file reader of eddy-verify). Default: all four. SECONDS (default 60,
-# or $EDDY_FUZZ_SECONDS) is the time of each target.
+# (eddy_input_decode, then the input applied to a world), golden (the
+# golden-file reader of eddy-verify) and desync (a hostile peer's desync search
+# messages and hash logs). Default: all five. SECONDS (default 60, or
+# $EDDY_FUZZ_SECONDS) is the time of each target.
 #
 # Builds the targets with clang in build-fuzz/ (EDDY_FUZZ=ON: ASan + UBSan,
 # checksums skipped so mutations reach the parsers), seeds each with its
@@ -24,7 +25,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-${EDDY_FUZZ_SECONDS:-60}}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(replay snapshot input golden)
+[ ${#targets[@]} -gt 0 ] || targets=(replay snapshot input golden desync)
 build=${EDDY_FUZZ_BUILD_DIR:-build-fuzz}
 jobs=$(nproc 2>/dev/null || echo 2)
 

@@ -19,6 +19,21 @@ jobs=$(nproc 2>/dev/null || echo 2)
 step() { printf '==> %s\n' "$*"; }
 fail() { printf '==> FAILED: %s\n' "$*" >&2; exit 1; }
 
+# Every stage says when it starts and, on one line, how long it took; the
+# summary at the end lists them all. Progress lines of the tools (carriage
+# returns) appear only when stderr is a terminal, never in a redirected log.
+suite_start=$SECONDS
+stage_times=()
+stage() {
+    local name=$1 start=$SECONDS
+    shift
+    printf '==> stage %s: started at %s\n' "$name" "$(date +%H:%M:%S)"
+    "$@"
+    local took=$((SECONDS - start))
+    printf '==> stage %s: ok in %d min %02d s\n' "$name" $((took / 60)) $((took % 60))
+    stage_times+=("$(printf '%-14s %4d min %02d s' "$name" $((took / 60)) $((took % 60)))")
+}
+
 setup_packages() {
     step "checking build dependencies"
     bash scripts/setup.sh || fail "scripts/setup.sh"
@@ -34,6 +49,7 @@ build_release() {
 
 run_ctest() {
     step "running tests"
+    # one line per test as it ends (ctest's own), with its time
     ctest --test-dir "$build_dir" --output-on-failure --no-tests=error || fail "ctest"
 }
 
@@ -77,11 +93,12 @@ run_wasm() {
 
 # The decoders under libFuzzer (clang, ASan+UBSan), each for a bounded time,
 # seeded with their stored inputs (scripts/fuzz_replay.sh): the replay reader
-# 20 s, the snapshot and input decoders 15 s each, the golden reader 10 s.
+# 20 s, the snapshot and input decoders 15 s each, the golden reader and the
+# desync messages (a hostile peer's search messages and hash logs) 10 s each.
 # EDDY_FUZZ_SECONDS, if set, gives every target that time instead.
 run_fuzz() {
     local target seconds
-    for target in replay:20 snapshot:15 input:15 golden:10; do
+    for target in replay:20 snapshot:15 input:15 golden:10 desync:10; do
         seconds=${EDDY_FUZZ_SECONDS:-${target#*:}}
         step "fuzzing ${target%%:*} (${seconds} s)"
         bash scripts/fuzz_replay.sh "$seconds" "${target%%:*}" ||
@@ -98,16 +115,18 @@ run_windows() {
 }
 
 main() {
-    setup_packages
-    build_release
-    run_ctest
-    check_install
-    run_windows
-    run_determinism_matrix
-    run_denormals
-    run_wasm
-    run_fuzz
-    step "all tests passed"
+    stage packages setup_packages
+    stage build build_release
+    stage ctest run_ctest
+    stage install check_install
+    stage windows run_windows
+    stage matrix run_determinism_matrix
+    stage denormals run_denormals
+    stage wasm run_wasm
+    stage fuzz run_fuzz
+    local total=$((SECONDS - suite_start))
+    step "all tests passed in $((total / 60)) min $((total % 60)) s:"
+    printf '    %s\n' "${stage_times[@]}"
 }
 
 main "$@"

@@ -199,6 +199,77 @@ Test(desync, refuses_messages_of_another_round_frame_version_or_size) {
     eddy_world_destroy(a);
 }
 
+/* ---------------------------------------------------------------- hostile peers */
+extern _Thread_local uint64_t eddy_desync_pair_hashes; /* lib/state/desync.c */
+
+static void put_le(uint8_t *p, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Runs a search against a peer that claims `claim` vorton blocks and then
+ * answers every round with hashes that differ from ours; returns the pair
+ * hashes this side computed, the most of any one round in *worst. */
+static uint64_t hostile_search(const eddy_hash_tree *mine, uint32_t claim, uint64_t *worst, int *rounds) {
+    eddy_desync_search *s = eddy_desync_search_create(mine);
+    cr_assert_not_null(s);
+    eddy_bytes m = {0};
+    char message[256];
+    eddy_desync_state state = EDDY_DESYNC_SEARCHING;
+    const uint64_t start = eddy_desync_pair_hashes;
+    *worst = 0;
+    for (*rounds = 0; state == EDDY_DESYNC_SEARCHING; ++*rounds) {
+        cr_assert_lt(*rounds, 40, "the search does not end");
+        const uint64_t before = eddy_desync_pair_hashes;
+        m.size = 0;
+        cr_assert_eq(eddy_desync_search_message(s, &m), EDDY_OK);
+        if (*rounds == 0) {
+            put_le(m.data + 12, claim, 4);              /* vortons: the claimed block count */
+            put_le(m.data + 16, 0x0123456789abcdefull, 8); /* and some root */
+        } else {
+            put_le(m.data + 12, 0, 8), put_le(m.data + 20, 0, 8); /* two children that differ */
+        }
+        cr_assert_eq(eddy_desync_search_receive(s, m.data, m.size, &state, message, sizeof message),
+                     EDDY_OK, "%s", message);
+        const uint64_t cost = eddy_desync_pair_hashes - before;
+        if (cost > *worst) *worst = cost;
+    }
+    cr_assert_eq(state, EDDY_DESYNC_LOCATED);
+    eddy_bytes_free(&m);
+    eddy_desync_search_destroy(s);
+    return eddy_desync_pair_hashes - start;
+}
+
+/* A 60-byte round-0 message claiming 2^24 blocks used to cost the receiver
+ * 2^24 hashes per message (the whole widened tree, absent leaves included).
+ * Now a round costs the local tree plus the height, whatever the claim. */
+Test(desync, a_peer_claiming_many_blocks_costs_only_the_local_tree, .timeout = 60) {
+    eddy_world *a = scene_at("vortex_ring", 1, 1);
+    eddy_hash_tree *t = eddy_hash_tree_create();
+    cr_assert_eq(eddy_hash_tree_capture(t, a), EDDY_OK);
+    const int local = eddy_hash_tree_blocks(t, EDDY_COMPONENT_VORTONS);
+    /* a node costs at most 2 x local inner hashes, the absent table (31) and
+     * one boundary hash per level (24); a round hashes four nodes (two for
+     * the message, two to compare the reply) */
+    const uint64_t bound = 4 * (2 * (uint64_t)local + 31 + 24);
+    uint64_t worst_small = 0, worst_big = 0;
+    int rounds_small = 0, rounds_big = 0;
+    hostile_search(t, 1u << 10, &worst_small, &rounds_small);
+    const uint64_t total_big = hostile_search(t, 1u << 24, &worst_big, &rounds_big);
+    cr_log_info("local %d, bound %llu, worst %llu (claim 2^10: %llu)", local,
+                (unsigned long long)bound, (unsigned long long)worst_big,
+                (unsigned long long)worst_small);
+    cr_assert_eq(rounds_big, 24 + 1);
+    cr_assert(worst_big <= bound, "one round cost %llu pair hashes (bound %llu)",
+              (unsigned long long)worst_big, (unsigned long long)bound);
+    cr_assert_leq(worst_small, bound);
+    cr_assert_leq(total_big, (uint64_t)rounds_big * bound);
+    cr_log_info("claim 2^24 against %d local blocks: %d rounds, %llu pair hashes in all, "
+                "at most %llu in one round", local, rounds_big, (unsigned long long)total_big,
+                (unsigned long long)worst_big);
+    eddy_hash_tree_destroy(t);
+    eddy_world_destroy(a);
+}
+
 /* ---------------------------------------------------------------- hash logs */
 static void log_of(eddy_world *w, int frames, eddy_bytes *out) {
     eddy_hash_tree *t = eddy_hash_tree_create();

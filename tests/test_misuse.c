@@ -12,11 +12,13 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "eddy/eddy.h"
 #include "eddy/snapshot.h"
+#include "eddy/view.h"
 
 #include "core/core.h" /* only to write a NaN into a state: the rest is public API */
 
@@ -397,6 +399,219 @@ Test(misuse, null_and_negative_arguments_say_why) {
     eddy_body_state st;
     cr_expect_eq(eddy_world_get_body(w, (eddy_body_id){0, 0}, &st), EDDY_ERROR_NOT_FOUND);
     cr_expect_eq(eddy_world_get_body(w, (eddy_body_id){1, 1}, NULL), EDDY_ERROR_INVALID_ARGUMENT);
+    eddy_world_destroy(w);
+}
+
+/* The hash queries refuse misuse with their documented value in every build
+ * (release included), never by the assert handler: each call runs in this
+ * test's process, so an abort fails the test. */
+Test(misuse, hash_queries_refuse_misuse_without_aborting) {
+    eddy_world *w = busy_world();
+    uint64_t blocks[4];
+    cr_expect_eq(eddy_world_block_hashes(w, EDDY_COMPONENT_VORTONS, blocks, -1), -1);
+    expect_message(w, "capacity -1", NULL, NULL);
+    cr_expect_eq(eddy_world_block_hashes(w, EDDY_COMPONENT_VORTONS, NULL, 4), -1);
+    expect_message(w, "NULL", NULL, NULL);
+    cr_expect_eq(eddy_world_block_hashes(w, (eddy_component)4, blocks, 4), -1);
+    expect_message(w, "component 4", NULL, NULL);
+    cr_expect_eq(eddy_world_block_hashes(w, (eddy_component)-1, blocks, 4), -1);
+    cr_expect_eq(eddy_world_block_hashes(NULL, EDDY_COMPONENT_VORTONS, blocks, 4), -1);
+    /* the world is untouched: sizing and filling still work, and it steps */
+    cr_expect_eq(eddy_world_block_hashes(w, EDDY_COMPONENT_VORTONS, NULL, 0), 1);
+    cr_expect_eq(eddy_world_block_hashes(w, EDDY_COMPONENT_GLOBALS, blocks, 4), 1);
+    const eddy_frame_hash none = eddy_world_hash(NULL);
+    cr_expect_eq(none.frame, -1);
+    cr_expect_eq(none.frame_hash, 0);
+    for (int c = 0; c < EDDY_COMPONENT_COUNT; ++c) cr_expect_eq(none.component[c], 0);
+    step_ok(w, NULL);
+    cr_expect_eq(eddy_world_hash(w).frame, 3);
+    eddy_world_destroy(w);
+}
+
+/* ================================================================ overlapping calls */
+
+/* A game's enqueue_task that calls back into the world it is running work
+ * for: every such call must be refused and the outer step left intact. */
+typedef struct reentry {
+    eddy_world *world;
+    int calls;
+    int accepted;           /* calls that did not return EDDY_ERROR_WRONG_STATE */
+    int64_t frame_seen;
+} reentry;
+
+static void *reentrant_enqueue(eddy_task_fn *task, int item_count, int min_range, void *task_context,
+                               void *user_context) {
+    (void)min_range;
+    reentry *r = user_context;
+    if (r->world && r->calls < 8) {
+        ++r->calls;
+        r->frame_seen = eddy_world_frame(r->world);
+        eddy_bytes snap = {0};
+        if (eddy_world_step(r->world, NULL) != EDDY_ERROR_WRONG_STATE) ++r->accepted;
+        if (eddy_world_snapshot(r->world, &snap) != EDDY_ERROR_WRONG_STATE) ++r->accepted;
+        if (eddy_world_restore(r->world, snap.data, snap.size, NULL, 0) != EDDY_ERROR_WRONG_STATE)
+            ++r->accepted;
+        eddy_vorton v;
+        memset(&v, 0, sizeof v);
+        if (eddy_world_add_vortons(r->world, &v, 1) != EDDY_ERROR_WRONG_STATE) ++r->accepted;
+        if (eddy_world_block_hashes(r->world, EDDY_COMPONENT_VORTONS, NULL, 0) != -1) ++r->accepted;
+        if (eddy_world_hash(r->world).frame != -1) ++r->accepted;
+        eddy_bytes_free(&snap);
+    }
+    task(0, item_count, 0, task_context);
+    return NULL;
+}
+
+static void never_finish(void *user_task, void *user_context) {
+    (void)user_task, (void)user_context;
+}
+
+Test(misuse, calls_from_enqueue_task_during_a_step_are_refused, .timeout = 60) {
+    reentry r = {0};
+    eddy_world_def d = eddy_world_def_default();
+    d.worker_count = 2;
+    d.enqueue_task = reentrant_enqueue;
+    d.finish_task = never_finish;
+    d.user_task_context = &r;
+    eddy_world *w = NULL;
+    cr_assert_eq(eddy_world_create(&d, &w), EDDY_OK, "%s", eddy_last_error_message());
+    eddy_vorton v[8];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < 8; ++i) {
+        v[i].position = (eddy_vec3){0.25f * (float)i, 0.1f * (float)i, 0.0f};
+        v[i].vorticity = (eddy_vec3){0.0f, 0.0f, 1.0f};
+    }
+    cr_assert_eq(eddy_world_add_vortons(w, v, 8), EDDY_OK);
+    /* the same world without the callback, as the reference */
+    eddy_world_def plain = eddy_world_def_default();
+    plain.worker_count = 1;
+    eddy_world *ref = NULL;
+    cr_assert_eq(eddy_world_create(&plain, &ref), EDDY_OK);
+    cr_assert_eq(eddy_world_add_vortons(ref, v, 8), EDDY_OK);
+
+    r.world = w;
+    step_ok(w, NULL);
+    r.world = NULL;
+    cr_assert_gt(r.calls, 0, "the step never called enqueue_task");
+    cr_expect_eq(r.accepted, 0, "%d overlapping calls were accepted", r.accepted);
+    cr_expect_eq(r.frame_seen, 0);
+    cr_expect(contains(eddy_last_error_message(), "must not overlap"), "%s",
+              eddy_last_error_message());
+    /* one frame, not two, and the same bits as a step nobody interrupted */
+    cr_expect_eq(eddy_world_frame(w), 1);
+    step_ok(ref, NULL);
+    cr_expect_eq(eddy_world_hash(w).frame_hash, eddy_world_hash(ref).frame_hash);
+    /* afterwards every call works again */
+    eddy_bytes snap = {0};
+    cr_expect_eq(eddy_world_snapshot(w, &snap), EDDY_OK);
+    cr_expect_eq(eddy_world_restore(w, snap.data, snap.size, NULL, 0), EDDY_OK);
+    step_ok(w, NULL);
+    eddy_bytes_free(&snap);
+    eddy_world_destroy(ref);
+    eddy_world_destroy(w);
+}
+
+/* The same from another thread: while a step runs (held inside its first
+ * enqueue_task, so the overlap is certain, not a race), a second thread's
+ * step, snapshot and hash are refused, and the step completes intact. */
+typedef struct other_thread {
+    eddy_world *world;
+    eddy_status step, snapshot;
+    int64_t hash_frame;
+    char message[256];
+} other_thread;
+
+static void *other_thread_calls(void *context) {
+    other_thread *o = context;
+    eddy_bytes snap = {0};
+    o->step = eddy_world_step(o->world, NULL);
+    snprintf(o->message, sizeof o->message, "%s", eddy_last_error_message());
+    o->snapshot = eddy_world_snapshot(o->world, &snap);
+    o->hash_frame = eddy_world_hash(o->world).frame;
+    eddy_bytes_free(&snap);
+    return NULL;
+}
+
+typedef struct gate {
+    other_thread other;
+    bool ran;
+} gate;
+
+static void *gate_enqueue(eddy_task_fn *task, int item_count, int min_range, void *task_context,
+                          void *user_context) {
+    (void)min_range;
+    gate *g = user_context;
+    if (g->other.world && !g->ran) {
+        g->ran = true;
+        pthread_t t;
+        cr_assert_eq(pthread_create(&t, NULL, other_thread_calls, &g->other), 0);
+        pthread_join(t, NULL); /* the other thread's calls all happen during this step */
+    }
+    task(0, item_count, 0, task_context);
+    return NULL;
+}
+
+Test(misuse, calls_from_another_thread_during_a_step_are_refused, .timeout = 60) {
+    gate g;
+    memset(&g, 0, sizeof g);
+    eddy_world_def d = eddy_world_def_default();
+    d.worker_count = 1;
+    d.enqueue_task = gate_enqueue;
+    d.finish_task = never_finish;
+    d.user_task_context = &g;
+    eddy_world *w = NULL;
+    cr_assert_eq(eddy_world_create(&d, &w), EDDY_OK, "%s", eddy_last_error_message());
+    eddy_vorton v[4];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < 4; ++i) {
+        v[i].position = (eddy_vec3){0.3f * (float)i, 0.0f, 0.0f};
+        v[i].vorticity = (eddy_vec3){0.0f, 0.0f, 1.0f};
+    }
+    cr_assert_eq(eddy_world_add_vortons(w, v, 4), EDDY_OK);
+    g.other.world = w;
+    step_ok(w, NULL);
+    cr_assert(g.ran);
+    cr_expect_eq(g.other.step, EDDY_ERROR_WRONG_STATE);
+    cr_expect_eq(g.other.snapshot, EDDY_ERROR_WRONG_STATE);
+    cr_expect_eq(g.other.hash_frame, -1);
+    cr_expect(contains(g.other.message, "eddy_world_step") && contains(g.other.message, "overlap"),
+              "%s", g.other.message);
+    cr_expect_eq(eddy_world_frame(w), 1);
+    eddy_world_destroy(w);
+}
+
+/* ================================================================ state counter */
+
+/* Frame numbers repeat after a rollback; the state counter never does, so a
+ * view (or anything cached) taken before can tell it is stale. */
+Test(misuse, views_know_they_are_stale_after_a_rollback) {
+    eddy_world *w = busy_world();
+    eddy_bytes snap = {0};
+    cr_assert_eq(eddy_world_snapshot(w, &snap), EDDY_OK);
+    const uint64_t at_snapshot = eddy_world_state_counter(w);
+    cr_assert_neq(at_snapshot, 0);
+    cr_expect_eq(eddy_world_view_vortons(w).state_counter, at_snapshot);
+    cr_expect_eq(eddy_world_view_tracers(w).state_counter, at_snapshot);
+    step_ok(w, NULL);
+    const eddy_particle_view stepped = eddy_world_view_vortons(w);
+    cr_expect_neq(stepped.state_counter, at_snapshot, "a step must change the counter");
+    cr_assert_eq(eddy_world_restore(w, snap.data, snap.size, NULL, 0), EDDY_OK);
+    const eddy_particle_view rolled = eddy_world_view_vortons(w);
+    cr_expect_eq(rolled.frame, stepped.frame - 1);
+    cr_expect_neq(rolled.state_counter, at_snapshot, "a restore must not bring an old counter back");
+    cr_expect_neq(rolled.state_counter, stepped.state_counter);
+    step_ok(w, NULL);
+    const eddy_particle_view again = eddy_world_view_vortons(w);
+    cr_expect_eq(again.frame, stepped.frame, "same frame number as the stale view...");
+    cr_expect_neq(again.state_counter, stepped.state_counter, "...but another counter");
+    /* a refused input changes nothing, the counter included */
+    eddy_input bad = {0};
+    bad.flags = 0x80000000u; /* an unknown flag bit */
+    const uint64_t before = eddy_world_state_counter(w);
+    cr_expect_neq(eddy_world_step(w, &bad), EDDY_OK);
+    cr_expect_eq(eddy_world_state_counter(w), before);
+    cr_expect_eq(eddy_world_state_counter(NULL), 0);
+    eddy_bytes_free(&snap);
     eddy_world_destroy(w);
 }
 

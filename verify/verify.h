@@ -96,6 +96,11 @@ typedef struct verify_options {
     bool version;                           /* --version */
 } verify_options;
 
+/* Progress lines ("\r" updates on stderr) only when stderr is a terminal:
+ * never into a redirected log. Under WebAssembly isatty() answers yes for
+ * every stream, so there it is always no. */
+bool verify_progress_on_terminal(void);
+
 /* Parse argv into *o. Returns VERIFY_EXIT_OK or VERIFY_EXIT_USAGE (message on stderr). */
 int verify_parse_args(int argc, char **argv, verify_options *o);
 void verify_usage(FILE *out);

@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef EDDY_VERIFY_GOLDEN_DIR
 #define EDDY_VERIFY_GOLDEN_DIR "golden"
@@ -38,7 +40,8 @@ void verify_usage(FILE *out) {
             "  --threads LIST  worker counts, e.g. 1-16 or 1,2,7,16 (default %s)\n"
             "  --pin POLICY    none, core, pu or all (= none,core,pu); a comma list works\n"
             "                  too (default none)\n"
-            "  --golden DIR    golden directory (default %s)\n"
+            "  --golden DIR    golden directory (default: <prefix>/share/eddy/golden beside\n"
+            "                  an installed eddy-verify, else the source tree's %s)\n"
             "  --bless         rewrite the goldens from a 1-worker unpinned run and print\n"
             "                  what changed (only after an intended change: docs/determinism.md)\n"
             "  --replay FILE   check a replay's embedded hashes at every worker count and pin\n"
@@ -76,7 +79,8 @@ void verify_usage(FILE *out) {
             "                  --hostile-fp) or restore (a restore keeps the world's flow\n"
             "                  grid; use with --synctest)\n"
             "\n"
-            "exit: 0 all match, 1 a mismatch, 2 usage, 3 bad golden or replay file\n"
+            "exit: 0 all match, 1 a mismatch, 2 usage, 3 missing, unreadable or bad golden\n"
+            "      or replay file (never a divergence)\n"
             "after a failure: docs/verify.md\n",
             VERIFY_DEFAULT_THREADS, EDDY_VERIFY_GOLDEN_DIR);
 }
@@ -199,7 +203,10 @@ static int parse_pins(const char *text, verify_options *o) {
 
 static int add_scene(const char *name, verify_options *o) {
     const eddy_scene_info *info = eddy_scene_find(name);
-    if (info == NULL) return usage_error("unknown scene '%s' (--list shows them)", name);
+    if (info == NULL) {
+        char m[256];
+        return usage_error("%s", eddy_scene_unknown_message(name, "eddy-verify --list", m, sizeof m));
+    }
     for (int i = 0; i < o->scene_count; ++i)
         if (strcmp(o->scenes[i], info->name) == 0) return VERIFY_EXIT_OK;
     o->scenes[o->scene_count++] = info->name;
@@ -372,10 +379,36 @@ static int check_combinations(const verify_options *o) {
     return VERIFY_EXIT_OK;
 }
 
+/* The goldens an eddy-verify uses without --golden: those installed with it
+ * (<prefix>/share/eddy/golden beside <prefix>/bin/eddy-verify), else those of
+ * the source tree it was built from (a build-tree binary), else the installed
+ * place, which then does not exist and the error says to pass --golden. */
+static bool is_directory(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static const char *verify_default_golden_dir(const char *program) {
+    static char installed[4096];
+    char exe[4096] = "";
+#if defined(__linux__)
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) exe[n] = '\0';
+#endif
+    if (exe[0] == '\0' && program != NULL) snprintf(exe, sizeof exe, "%s", program);
+    char *slash = strrchr(exe, '/');
+    if (slash == NULL) return EDDY_VERIFY_GOLDEN_DIR; /* where the binary is is unknown */
+    *slash = '\0';
+    snprintf(installed, sizeof installed, "%s/../share/eddy/golden", exe);
+    if (is_directory(installed)) return installed;
+    if (is_directory(EDDY_VERIFY_GOLDEN_DIR)) return EDDY_VERIFY_GOLDEN_DIR;
+    return installed;
+}
+
 static void set_defaults(verify_options *o, const char *program) {
     memset(o, 0, sizeof *o);
     o->program = program;
-    o->golden_dir = EDDY_VERIFY_GOLDEN_DIR;
+    o->golden_dir = verify_default_golden_dir(program);
     o->treecode = eddy_world_def_default().treecode_traversal;
     o->pins[0] = VERIFY_PIN_NONE;
     o->pin_count = 1;

@@ -151,24 +151,29 @@ static bool corpus_run(const verify_options *o, verify_env *env, const char *pat
 }
 
 /* ---------------------------------------------------------------- output */
+/* The human-readable matrix and summary: standard output, or standard error
+ * when standard output carries the JUnit XML (--junit -), so that stdout
+ * then holds the XML alone. */
+static FILE *text_out;
+
 static void print_header(const verify_options *o, int total, int selected) {
-    printf("eddy-verify %s: corpus %s, %d replay%s", eddy_version_string(), o->corpus_dir, selected,
+    fprintf(text_out, "eddy-verify %s: corpus %s, %d replay%s", eddy_version_string(), o->corpus_dir, selected,
            selected == 1 ? "" : "s");
-    if (o->shard_count > 1) printf(" (shard %d/%d of %d)", o->shard, o->shard_count, total);
-    printf("\n%-32s %-5s", "replay", "pin");
-    for (int i = 0; i < o->thread_count; ++i) printf(" %5d", o->threads[i]);
-    printf("\n");
+    if (o->shard_count > 1) fprintf(text_out, " (shard %d/%d of %d)", o->shard, o->shard_count, total);
+    fprintf(text_out, "\n%-32s %-5s", "replay", "pin");
+    for (int i = 0; i < o->thread_count; ++i) fprintf(text_out, " %5d", o->threads[i]);
+    fprintf(text_out, "\n");
     fflush(stdout);
 }
 
 static void print_row(const verify_case *cases, int n) {
-    printf("%-32s %-5s", cases[0].replay, verify_pin_name(cases[0].pin));
+    fprintf(text_out, "%-32s %-5s", cases[0].replay, verify_pin_name(cases[0].pin));
     for (int i = 0; i < n; ++i) {
-        if (cases[i].result == VERIFY_CASE_PASS) printf(" %5s", "ok");
-        else if (cases[i].result == VERIFY_CASE_FAIL) printf(" %5s", "FAIL");
-        else printf(" %5s", "ERR");
+        if (cases[i].result == VERIFY_CASE_PASS) fprintf(text_out, " %5s", "ok");
+        else if (cases[i].result == VERIFY_CASE_FAIL) fprintf(text_out, " %5s", "FAIL");
+        else fprintf(text_out, " %5s", "ERR");
     }
-    printf("\n");
+    fprintf(text_out, "\n");
     fflush(stdout);
 }
 
@@ -238,7 +243,7 @@ static void print_failures(const verify_case *cases, int n) {
     for (int i = 0; i < n; ++i) {
         const verify_case *c = &cases[i];
         if (c->result == VERIFY_CASE_PASS) continue;
-        printf("%s %s at %d worker%s, pin %s: %s\n",
+        fprintf(text_out, "%s %s at %d worker%s, pin %s: %s\n",
                c->result == VERIFY_CASE_FAIL ? "FAIL" : "ERROR", c->replay, c->workers,
                c->workers == 1 ? "" : "s", verify_pin_name(c->pin), c->message);
     }
@@ -246,6 +251,13 @@ static void print_failures(const verify_case *cases, int n) {
 
 int verify_corpus(const verify_options *o, verify_env *env) {
     char message[4200];
+    const bool junit_stdout = o->junit_path != NULL && strcmp(o->junit_path, "-") == 0;
+    if (junit_stdout && o->json) {
+        fprintf(stderr, "eddy-verify: --json and --junit - both want standard output; "
+                        "write one of them to a file\n");
+        return VERIFY_EXIT_USAGE;
+    }
+    text_out = junit_stdout ? stderr : stdout;
     if (o->junit_path != NULL &&
         !verify_output_allowed(o->junit_path, o->force, message, sizeof message)) {
         fprintf(stderr, "eddy-verify: %s\n", message);
@@ -267,7 +279,7 @@ int verify_corpus(const verify_options *o, verify_env *env) {
         worst = VERIFY_EXIT_MISMATCH;
     } else {
         if (!o->json) print_header(o, total, selected);
-        const bool tty = isatty(STDERR_FILENO) != 0;
+        const bool tty = verify_progress_on_terminal();
         for (int i = 0; i < total; ++i) {
             if (!verify_shard_contains(i, o->shard, o->shard_count)) continue;
             int status = check_file(o, env, names[i], cases, &n, tty);
@@ -278,7 +290,7 @@ int verify_corpus(const verify_options *o, verify_env *env) {
             print_json(o, cases, n, passed);
         } else {
             print_failures(cases, n);
-            printf("eddy-verify: %d passed, %d failed%s\n", passed, n - passed,
+            fprintf(text_out, "eddy-verify: %d passed, %d failed%s\n", passed, n - passed,
                    passed < n ? " (what to do about a failure: docs/verify.md)" : "");
         }
         if (o->junit_path != NULL) {

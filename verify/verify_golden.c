@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { GOLDEN_LINE_MAX = 512 };
 
@@ -220,8 +221,27 @@ int verify_golden_read(const char *path, const char *scene, verify_golden *out, 
     golden_reader r = {.path = path, .message = message, .message_size = message_size};
     r.file = fopen(path, "r");
     if (r.file == NULL) {
-        snprintf(message, message_size, "%s: cannot open: %s (bless it with --bless)", path,
-                 strerror(errno));
+        /* Not a divergence: say which of the three it is. */
+        const int error = errno;
+        char folder[1024];
+        snprintf(folder, sizeof folder, "%s", path);
+        char *slash = strrchr(folder, '/');
+        if (slash != NULL) *slash = '\0';
+        struct stat st;
+        if (error == ENOENT && slash != NULL && stat(folder, &st) != 0)
+            snprintf(message, message_size,
+                     "%s: no golden folder %s (the goldens are installed in "
+                     "<prefix>/share/eddy/golden; pass --golden DIR); this is a missing golden, "
+                     "not a divergence",
+                     path, folder);
+        else if (error == ENOENT)
+            snprintf(message, message_size,
+                     "%s: missing golden (no such file; not a divergence: is --golden the right "
+                     "folder? a new scene gets one with --bless)",
+                     path);
+        else
+            snprintf(message, message_size, "%s: unreadable golden: %s (not a divergence)", path,
+                     strerror(error));
         return VERIFY_EXIT_BAD_FILE;
     }
     int status = golden_read_header(&r, scene, out);

@@ -126,7 +126,7 @@ static int bless_scene(const verify_options *o, verify_env *env, const char *sce
     verify_golden_path(o->golden_dir, scene, path, sizeof path);
     verify_golden old, g;
     bool had_old = verify_golden_read(path, scene, &old, message, sizeof message) == VERIFY_EXIT_OK;
-    bool tty = isatty(STDERR_FILENO) != 0;
+    bool tty = verify_progress_on_terminal();
     bool ok = verify_run_record(env, scene, frames, o->treecode, tty ? bless_progress : NULL, &scene, &g,
                                 message, sizeof message);
     if (tty) fprintf(stderr, "\r\033[K");

@@ -97,7 +97,7 @@ static int replay_run_one(const verify_options *o, verify_env *env, replay_run *
     int status = replay_open(o, env, run, &player);
     if (status == VERIFY_EXIT_OK) {
         if (first) replay_print_info(o, player);
-        bool tty = isatty(STDERR_FILENO) != 0;
+        bool tty = verify_progress_on_terminal();
         run->status = eddy_player_verify(player, &run->divergence, tty ? replay_progress : NULL, run);
         if (tty) fprintf(stderr, "\r\033[K");
         snprintf(run->message, sizeof run->message, "%s", eddy_player_error_message(player));

@@ -65,7 +65,7 @@ verify_report *verify_report_create(const verify_options *o) {
     verify_report *r = calloc(1, sizeof *r);
     if (r == NULL) return NULL;
     r->o = o;
-    r->tty = isatty(STDERR_FILENO) != 0;
+    r->tty = verify_progress_on_terminal();
     r->bad = calloc((size_t)o->scene_count + 1, sizeof *r->bad);
     r->runs_total = o->scene_count * o->thread_count * o->pin_count;
     if (r->bad == NULL) {
@@ -342,4 +342,12 @@ int verify_report_finish(verify_report *r) {
     fflush(stdout);
     if (r->bad_count > 0) return VERIFY_EXIT_BAD_FILE;
     return failed > 0 ? VERIFY_EXIT_MISMATCH : VERIFY_EXIT_OK;
+}
+
+bool verify_progress_on_terminal(void) {
+#if defined(__EMSCRIPTEN__)
+    return false; /* emscripten's isatty() is true for every stream, logs included */
+#else
+    return isatty(STDERR_FILENO) != 0;
+#endif
 }

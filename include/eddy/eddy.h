@@ -5,7 +5,29 @@
  * before its first step, and from then on changed only through the per-frame
  * input passed to eddy_world_step. The same definition, initial state and
  * inputs give bit-identical states (see eddy_world_frame_hash) for any worker
- * count, pinning, caller FP mode, compiler and supported architecture. */
+ * count, pinning, caller FP mode, compiler and supported architecture.
+ *
+ * Threads (docs/integration.md, "Threads and overlapping calls"):
+ * - Different worlds share nothing: any calls on different worlds may run at
+ *   the same time on different threads (each world has its own workers, or
+ *   hands its work to the game's enqueue_task).
+ * - One world takes one call at a time. The calls that read or write its
+ *   state (eddy_world_step, eddy_world_snapshot, eddy_world_restore,
+ *   eddy_world_add_vortons / _tracers, eddy_world_create_emitter /
+ *   _create_body, eddy_world_hash, eddy_world_block_hashes, and the replay
+ *   and desync calls built on them) hold the world while they run; a call
+ *   that would overlap one of them, from the game's enqueue_task or
+ *   finish_task callback or from another thread, is refused and changes
+ *   nothing: EDDY_ERROR_WRONG_STATE (eddy_world_hash: frame -1;
+ *   eddy_world_block_hashes: -1), the reason in eddy_last_error_message() of
+ *   the refused thread (the world's own message belongs to the running call).
+ *   The running call is not disturbed.
+ * - The plain getters (frame, counts, get_vortons, views, bodies, user data,
+ *   error message) do not take the world: call them between steps, never
+ *   while a step runs on another thread. Reading a view from several threads
+ *   between steps is fine.
+ * - eddy_world_destroy must not overlap any call on the world.
+ * - A world may move between threads between calls (no thread affinity). */
 #ifndef EDDY_EDDY_H
 #define EDDY_EDDY_H
 
@@ -35,7 +57,9 @@ EDDY_API eddy_status eddy_world_def_validate(const eddy_world_def *def, char *me
 EDDY_API eddy_status eddy_world_create(const eddy_world_def *def, eddy_world **out);
 EDDY_API void eddy_world_destroy(eddy_world *world); /* accepts NULL */
 
-/* Message for the last failed eddy_world_create on this thread (or ""). */
+/* Message for the last failed eddy_world_create on this thread, or for the
+ * last call this thread made that was refused for overlapping another call on
+ * its world (or ""). */
 EDDY_API const char *eddy_last_error_message(void);
 
 /* Message for the last failed call on this world (or ""). */

@@ -34,11 +34,18 @@ typedef struct eddy_frame_hash {
 /* Short lower-case name: "vortons", "tracers", "bodies", "globals". */
 EDDY_API const char *eddy_component_name(eddy_component component);
 
-/* Hash of the current state (computed now if the step did not, else cached). */
+/* Hash of the current state (computed now if the step did not, else cached).
+ * A NULL world, or a call that overlaps another call on the world (a step
+ * running on another thread or calling the game's enqueue_task: eddy.h,
+ * "Threads"), gives frame -1 and every hash 0. */
 EDDY_API eddy_frame_hash eddy_world_hash(eddy_world *world);
 
 /* Block hashes of one component of the current state. Writes up to capacity
- * values, returns the number of blocks (call with capacity 0 to size). */
+ * values, returns the number of blocks (call with capacity 0 to size; out may
+ * then be NULL). Returns -1, writing nothing, for a NULL world, a component
+ * outside 0..3, a negative capacity or a NULL out with capacity > 0 (the
+ * world's error message says which), or when the call overlaps another call
+ * on the world (eddy_last_error_message() says so). */
 EDDY_API int eddy_world_block_hashes(eddy_world *world, eddy_component component,
                                      uint64_t *out, int capacity);
 

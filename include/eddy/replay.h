@@ -121,7 +121,12 @@ EDDY_API eddy_status eddy_recorder_create(eddy_world *world, const eddy_recorder
 EDDY_API eddy_status eddy_recorder_create_memory(eddy_world *world, const eddy_recorder_def *def,
                                                  eddy_bytes *buffer, eddy_recorder **out,
                                                  char *message, size_t message_size);
-/* Creates or truncates the file at path. */
+/* Writes the file at path. The header and the initial world record go to a
+ * temporary file beside it (path.partial-PID-N, same directory), which is
+ * renamed over path once they are complete: if the recorder cannot start,
+ * an existing file at path is left as it was and the temporary file is
+ * removed. A failed write, flush or close keeps the system's reason in the
+ * message (for example "write failed: No space left on device"). */
 EDDY_API eddy_status eddy_recorder_create_file(eddy_world *world, const eddy_recorder_def *def,
                                                const char *path, eddy_recorder **out,
                                                char *message, size_t message_size);

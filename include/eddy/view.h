@@ -46,10 +46,24 @@ typedef struct eddy_particle_view {
      * the restored particles 0, 1, ... in array order. NULL when the world
      * does not track them. */
     const uint64_t *id;
+    /* eddy_world_state_counter() when the view was taken: the view is
+     * current while it still equals the world's (frame numbers repeat after
+     * a rollback; this never does). */
+    uint64_t state_counter;
 } eddy_particle_view;
 
 EDDY_API eddy_particle_view eddy_world_view_tracers(const eddy_world *world);
 EDDY_API eddy_particle_view eddy_world_view_vortons(const eddy_world *world);
+
+/* A counter that changes whenever the world's state may have changed: every
+ * step (a refused input excepted), every successful restore and every
+ * population call (eddy_world_add_vortons / _tracers, emitter and body
+ * creation). It never repeats within a world's life, so anything a game
+ * caches from a world (a view, a copy of the particles, a mesh) is stale as
+ * soon as the counter differs from the one it was taken at, even when a
+ * rollback brought the frame number back. Not state: it is not hashed,
+ * encoded or snapshotted. 1 for a new world, 0 for NULL. */
+EDDY_API uint64_t eddy_world_state_counter(const eddy_world *world);
 
 /* ---------------------------------------------------------------- bodies */
 /* The collision shape of a body as the world holds it: in the body frame,

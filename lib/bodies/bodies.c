@@ -323,7 +323,7 @@ static body *body_get(eddy_world *w, eddy_body_id id) {
     return b->alive && b->generation == id.generation ? b : NULL;
 }
 
-eddy_status eddy_world_create_body(eddy_world *w, const eddy_body_def *def, eddy_body_id *out) {
+static eddy_status world_create_body_held(eddy_world *w, const eddy_body_def *def, eddy_body_id *out) {
     if (!w || !def || !out) return EDDY_ERROR_INVALID_ARGUMENT;
     *out = (eddy_body_id){0, 0};
     if (w->stepped) {
@@ -635,4 +635,14 @@ int eddy_world_created_emitters(const eddy_world *w, eddy_emitter_id *out, int c
     int n = w->created_emitter_count < capacity ? w->created_emitter_count : capacity;
     memcpy(out, w->created_emitters, (size_t)(n > 0 ? n : 0) * sizeof *out);
     return n;
+}
+
+/* Held against overlapping calls (core/core.h, eddy_world_enter). */
+eddy_status eddy_world_create_body(eddy_world *w, const eddy_body_def *def, eddy_body_id *out) {
+    if (!w) return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!eddy_world_enter(w, "eddy_world_create_body")) return EDDY_ERROR_WRONG_STATE;
+    const eddy_status s = world_create_body_held(w, def, out);
+    if (s == EDDY_OK) w->state_counter += 1;
+    eddy_world_leave(w);
+    return s;
 }

@@ -12,6 +12,8 @@
 
 #include "runtime/runtime.h"
 
+#include <stdatomic.h>
+
 /* ---------------------------------------------------------------- particles */
 enum { BIRTHS_ORDER_UNKNOWN = 0, BIRTHS_IN_ORDER = 1, BIRTHS_OUT_OF_ORDER = 2 };
 
@@ -388,7 +390,24 @@ typedef struct eddy_world {
     bool needs_restore;
     char broken_reason[160];
     char error[256];
+    /* A public call that reads or writes the state is running on this world
+     * (step, snapshot, restore, population, the hash queries): any call that
+     * would overlap it, from the game's enqueue_task callback or from
+     * another thread, is refused (eddy_world_enter). */
+    atomic_int busy;
+    /* Changes on every step and every restore (eddy_world_state_counter). */
+    uint64_t state_counter;
 } eddy_world;
+
+/* The overlap guard of the public calls (lib/core/step.c): true if the world
+ * was idle and is now held by this call; false if another call holds it,
+ * with eddy_thread_error saying so (the world's own message belongs to the
+ * running call). Every true is paired with eddy_world_leave. */
+bool eddy_world_enter(const eddy_world *w, const char *call);
+void eddy_world_leave(const eddy_world *w);
+/* The calling thread's message of the last refused world creation or
+ * overlapping call (eddy_last_error_message). */
+extern _Thread_local char eddy_thread_error[256];
 
 /* Kills the particles older than max_age (lib/core/particles.c). */
 void eddy_phase_kill_by_age(eddy_world *w, particle_array *a, int max_age);

@@ -16,6 +16,24 @@ void eddy_world_set_error(eddy_world *w, const char *fmt, ...) {
     va_end(ap);
 }
 
+_Thread_local char eddy_thread_error[256];
+
+bool eddy_world_enter(const eddy_world *w, const char *call) {
+    /* the flag is the one field a const query writes: the world was
+     * allocated writable (eddy_world_create), so casting the const away is
+     * defined */
+    atomic_int *busy = (atomic_int *)(uintptr_t)&w->busy;
+    int idle = 0;
+    if (atomic_compare_exchange_strong(busy, &idle, 1)) return true;
+    snprintf(eddy_thread_error, sizeof eddy_thread_error,
+             "%s: another call (a step, snapshot, restore or hash) is running on this world; "
+             "calls on one world must not overlap (eddy/eddy.h, \"Threads\")",
+             call);
+    return false;
+}
+
+void eddy_world_leave(const eddy_world *w) { atomic_store((atomic_int *)(uintptr_t)&w->busy, 0); }
+
 bool eddy_grow(void **p, size_t bytes) {
     void *q = realloc(*p, bytes);
     if (!q) return false;

@@ -53,17 +53,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#if defined(_WIN32) /* every Windows target is little-endian; MSVC has no __BYTE_ORDER__ */
-#define HASH_HOST_LITTLE_ENDIAN 1
-#elif !defined(__BYTE_ORDER__) || !defined(__ORDER_LITTLE_ENDIAN__) || !defined(__ORDER_BIG_ENDIAN__)
-#error "eddy hash: cannot detect byte order (__BYTE_ORDER__ undefined)"
-#elif __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define HASH_HOST_LITTLE_ENDIAN 1
-#elif __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define HASH_HOST_LITTLE_ENDIAN 0
-#else
-#error "eddy hash: mixed-endian hosts are not supported"
-#endif
+/* runtime/runtime.h: 1 on known little-endian hosts (gcc/clang's
+ * __BYTE_ORDER__, MSVC's little-endian targets), else the portable path. */
+#define HASH_HOST_LITTLE_ENDIAN EDDY_HOST_LITTLE_ENDIAN
 
 /* "EDDYHSH1": magic at the start of every frame record. */
 static const unsigned char frame_magic[8] = {'E', 'D', 'D', 'Y', 'H', 'S', 'H', '1'};
@@ -135,19 +127,20 @@ static void put_vec3(le_writer *wr, eddy_vec3 v) {
 }
 
 #if !HASH_HOST_LITTLE_ENDIAN
-/* n 32-bit words (float bit patterns or int32) as little-endian bytes,
- * byte-swapped through a small stack buffer (big-endian hosts only). */
+/* n 32-bit words (float bit patterns or int32) as little-endian bytes, written
+ * with shifts through a small stack buffer: correct on any byte order (the
+ * portable path of hosts not known to be little-endian). */
 static void update_words32(XXH3_state_t *state, const void *words, size_t n) {
     const unsigned char *src = words;
-    uint32_t swapped[64];
+    unsigned char bytes[256];
     while (n > 0) {
         size_t m = n < 64 ? n : 64;
         for (size_t i = 0; i < m; ++i) {
             uint32_t v;
             memcpy(&v, src + 4 * i, 4);
-            swapped[i] = (v >> 24) | ((v >> 8) & 0xFF00u) | ((v & 0xFF00u) << 8) | (v << 24);
+            for (int b = 0; b < 4; ++b) bytes[4 * i + (size_t)b] = (unsigned char)(v >> (8 * b));
         }
-        XXH3_64bits_update(state, swapped, m * 4);
+        XXH3_64bits_update(state, bytes, m * 4);
         src += 4 * m;
         n -= m;
     }
@@ -531,22 +524,37 @@ const char *eddy_component_name(eddy_component component) {
 }
 
 eddy_frame_hash eddy_world_hash(eddy_world *world) {
-    EDDY_ASSERT(world != NULL);
-    if (world == NULL) {
+    if (world == NULL) { /* documented in eddy/hash.h: frame -1, every hash 0 */
         eddy_frame_hash none = {0};
+        none.frame = -1;
+        return none;
+    }
+    if (!eddy_world_enter(world, "eddy_world_hash")) { /* overlaps a running call */
+        eddy_frame_hash none = {0};
+        none.frame = -1;
         return none;
     }
     if (!world->hash_valid) eddy_world_hash_compute(world);
-    return world->last_hash;
+    const eddy_frame_hash h = world->last_hash;
+    eddy_world_leave(world);
+    return h;
 }
 
 /* Only the requested blocks are computed, straight into out (no scratch). */
-int eddy_world_block_hashes(eddy_world *world, eddy_component component, uint64_t *out,
-                            int capacity) {
-    EDDY_ASSERT(world != NULL && capacity >= 0 && (out != NULL || capacity == 0));
-    EDDY_ASSERT((int)component >= 0 && (int)component < EDDY_COMPONENT_COUNT);
-    if (world == NULL || (int)component < 0 || (int)component >= EDDY_COMPONENT_COUNT) return 0;
-    if (out == NULL || capacity < 0) capacity = 0;
+static int block_hashes_held(eddy_world *world, eddy_component component, uint64_t *out,
+                             int capacity) {
+    /* misuse is refused with -1 in every build (eddy/hash.h), never asserted */
+    if (world == NULL) return -1;
+    if ((int)component < 0 || (int)component >= EDDY_COMPONENT_COUNT) {
+        eddy_world_set_error(world, "block hashes: component %d is outside 0..%d", (int)component,
+                             EDDY_COMPONENT_COUNT - 1);
+        return -1;
+    }
+    if (capacity < 0 || (out == NULL && capacity > 0)) {
+        eddy_world_set_error(world, "block hashes: capacity %d with %s output", capacity,
+                             out ? "an" : "a NULL");
+        return -1;
+    }
 
     switch (component) {
     case EDDY_COMPONENT_VORTONS:
@@ -582,4 +590,14 @@ int eddy_world_block_hashes(eddy_world *world, eddy_component component, uint64_
         break;
     }
     return 0;
+}
+
+/* Held against overlapping calls (core/core.h, eddy_world_enter). */
+int eddy_world_block_hashes(eddy_world *world, eddy_component component, uint64_t *out,
+                            int capacity) {
+    if (world == NULL) return -1;
+    if (!eddy_world_enter(world, "eddy_world_block_hashes")) return -1;
+    const int n = block_hashes_held(world, component, out, capacity);
+    eddy_world_leave(world);
+    return n;
 }

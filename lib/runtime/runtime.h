@@ -20,6 +20,25 @@
 #define EDDY_FLT_MIN 1.17549435082228750797e-38f
 #define EDDY_FLT_MAX 3.40282346638528859812e+38f
 
+/* Byte order, the one decision every little-endian fast path of lib/ reads
+ * (the wire codec, restore, the frame hash). 1 only where the host is known to
+ * be little-endian: the compiler says so through __BYTE_ORDER__ (gcc, clang),
+ * or the target is a little-endian one named explicitly (MSVC defines no
+ * __BYTE_ORDER__; its x86, x64 and ARM targets are all little-endian). 0
+ * otherwise: the callers then take their portable path, which assembles and
+ * stores bytes with shifts and is correct on any byte order, never a swap
+ * that assumes big-endian. ctest `byte_order_portable` builds the snapshot
+ * and replay paths with __BYTE_ORDER__ undefined and round-trips both. */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define EDDY_HOST_LITTLE_ENDIAN 1
+#elif defined(_MSC_VER) && (defined(_M_IX86) || defined(_M_X64) || defined(_M_ARM) || \
+                            defined(_M_ARM64) || defined(_M_ARM64EC))
+#define EDDY_HOST_LITTLE_ENDIAN 1
+#else
+#define EDDY_HOST_LITTLE_ENDIAN 0
+#endif
+
 /* printf-style format checking where the compiler has it; nothing elsewhere
  * (MSVC). MinGW-w64 checks against the C99 printf it links (gnu_printf, which
  * knows %zu), not the Microsoft one its plain `printf` archetype means. */

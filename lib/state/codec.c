@@ -25,11 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#define WIRE_HOST_LITTLE_ENDIAN 0
-#else
-#define WIRE_HOST_LITTLE_ENDIAN 1
-#endif
+/* runtime/runtime.h: 1 on known little-endian hosts, else the portable path */
+#define WIRE_HOST_LITTLE_ENDIAN EDDY_HOST_LITTLE_ENDIAN
 
 /* ---------------------------------------------------------------- bytes */
 void eddy_bytes_free(eddy_bytes *bytes) {

@@ -18,8 +18,11 @@
  *   block counts differ, both use the width that covers the larger count.
  *   Each later round exchanges the two children of the current node and
  *   goes to the first child that differs.
- * - Nodes are computed on demand from the leaves (a node costs its subtree):
- *   the whole search costs O(blocks) hashes of 16 bytes, a few microseconds.
+ * - Nodes are computed on demand from the leaves: a node costs its subtree's
+ *   local leaves plus its height, since a subtree of absent leaves has a hash
+ *   that depends only on its height (absent_table). A peer's claimed block
+ *   count widens the tree but adds at most 31 levels: the whole search costs
+ *   O((blocks + height) x height) hashes of 16 bytes, whatever the claim.
  * - Hash log records carry their own XXH3-64 and their root is recomputed
  *   from the leaves on reading, so a damaged log never yields a tree. */
 #include "state/codec.h"
@@ -64,13 +67,46 @@ static uint64_t pair_hash(uint64_t left, uint64_t right) {
     return eddy_wire_xxh3(b, sizeof b);
 }
 
+/* Pair hashes computed by node_hash on this thread (tests count them: the
+ * cost of a node must follow the local tree, not a peer's claim). */
+_Thread_local uint64_t eddy_desync_pair_hashes;
+
+/* The hash of a subtree of 2^height absent leaves, for height 0..31: it
+ * depends on the height alone, so a peer that claims 2^24 blocks against a
+ * local tree of a few costs the receiver no more than the local tree. */
+typedef struct absent_table {
+    uint64_t hash[32];
+} absent_table;
+
+static void absent_table_fill(absent_table *a) {
+    a->hash[0] = ABSENT_LEAF;
+    for (int h = 1; h < 32; ++h) a->hash[h] = pair_hash(a->hash[h - 1], a->hash[h - 1]);
+    eddy_desync_pair_hashes += 31;
+}
+
+/* Node `node` whose subtree holds `span` leaves (a power of two) starting at
+ * leaf `first`: absent subtrees come from the table, so the work is bounded
+ * by the local leaves and the height, whatever the width. */
+static uint64_t subtree_hash(const eddy_hash_tree *t, int c, const absent_table *a, int64_t first,
+                             int64_t span, int height) {
+    if (first >= t->blocks[c]) return a->hash[height];
+    if (span == 1) return t->leaves[c][first];
+    const int64_t half = span / 2;
+    const uint64_t left = subtree_hash(t, c, a, first, half, height - 1);
+    const uint64_t right = subtree_hash(t, c, a, first + half, half, height - 1);
+    eddy_desync_pair_hashes += 1;
+    return pair_hash(left, right);
+}
+
 /* Node `node` of component c's tree of width `width` (a power of two). */
 static uint64_t node_hash(const eddy_hash_tree *t, int c, int width, int64_t node) {
-    if (node >= width) {
-        const int64_t leaf = node - width;
-        return leaf < t->blocks[c] ? t->leaves[c][leaf] : ABSENT_LEAF;
-    }
-    return pair_hash(node_hash(t, c, width, 2 * node), node_hash(t, c, width, 2 * node + 1));
+    int64_t level_first = 1, span = width;
+    int height = 0;
+    while (2 * level_first <= node) level_first *= 2, span /= 2;
+    for (int64_t k = span; k > 1; k /= 2) ++height;
+    absent_table a;
+    absent_table_fill(&a);
+    return subtree_hash(t, c, &a, (node - level_first) * span, span, height);
 }
 
 static uint64_t frame_root(const eddy_hash_tree *t) {
@@ -114,8 +150,10 @@ static bool leaves_reserve(eddy_hash_tree *t, int c, int n) {
 eddy_status eddy_hash_tree_capture(eddy_hash_tree *t, eddy_world *world) {
     if (!t || !world) return EDDY_ERROR_INVALID_ARGUMENT;
     t->frame = eddy_world_hash(world).frame; /* also fills the block cache */
+    if (t->frame < 0) return EDDY_ERROR_WRONG_STATE; /* overlaps a call on the world */
     for (int c = 0; c < EDDY_COMPONENT_COUNT; ++c) {
         const int n = eddy_world_block_hashes(world, (eddy_component)c, NULL, 0);
+        if (n < 0) return EDDY_ERROR_WRONG_STATE;
         if (!leaves_reserve(t, c, n)) return EDDY_ERROR_OUT_OF_MEMORY;
         t->blocks[c] = eddy_world_block_hashes(world, (eddy_component)c, t->leaves[c], n);
     }
@@ -234,8 +272,12 @@ static void get_record(wire_reader *r, eddy_hash_tree *t) {
                        start);
         return;
     }
+    /* A refused record (negative frame, cut leaves) has block counts without
+     * leaves: sealing it read leaves that were never allocated (found by the
+     * desync fuzz target). */
+    if (!wire_ok(r)) return;
     tree_seal(t);
-    if (wire_ok(r) && t->root != root)
+    if (t->root != root)
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT,
                        "the root of the record at byte %zu does not follow from its leaves", start);
 }

@@ -95,13 +95,18 @@ static bool grow_zeroed(void **p, int *capacity, int n, size_t elem) {
 }
 
 /* ================================================================ words */
+/* The word at p, stored little-endian. Known little-endian hosts
+ * (EDDY_HOST_LITTLE_ENDIAN, runtime/runtime.h) load it as it lies; any other
+ * host assembles it from its bytes, which is right whatever its order (an
+ * unknown order is not a big one: MSVC names none). */
 static inline uint32_t load_le32(const uint8_t *p) {
+#if EDDY_HOST_LITTLE_ENDIAN
     uint32_t v;
     memcpy(&v, p, sizeof v);
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    v = (v >> 24) | (v >> 8 & 0xff00u) | (v << 8 & 0xff0000u) | (v << 24);
-#endif
     return v;
+#else
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
 }
 
 /* True if none of the n little-endian float bit patterns is an infinity or a
@@ -122,7 +127,7 @@ static bool words_finite(const uint8_t *src, size_t n) {
 }
 
 static void words_copy(void *dst, const uint8_t *src, size_t n) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if EDDY_HOST_LITTLE_ENDIAN
     memcpy(dst, src, 4 * n);
 #else
     uint32_t *d = dst;
@@ -210,9 +215,15 @@ static bool section_open(wire_reader *r, int section, size_t *end) {
 }
 
 static void section_close(wire_reader *r, size_t end, const char *name) {
-    if (wire_ok(r) && r->pos != end)
+    if (!wire_ok(r) || r->pos == end) return;
+    if (r->pos < end)
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "section %s has %zu bytes its fields do not use", name,
-                       end > r->pos ? end - r->pos : 0);
+                       end - r->pos);
+    else /* its fields ran on into whatever follows the section */
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT,
+                       "section %s is too short: its fields need %zu bytes more than its length "
+                       "gives (it ends at byte %zu)",
+                       name, r->pos - end, end);
 }
 
 static void get_diagnostics(wire_reader *r, eddy_diagnostics *d) {
@@ -749,8 +760,8 @@ static void drop_held_vertices(snap_view *v) {
     free(v->vertex_counts);
 }
 
-eddy_status eddy_world_restore(eddy_world *world, const void *data, size_t size, char *message,
-                               size_t message_size) {
+static eddy_status restore_held(eddy_world *world, const void *data, size_t size, char *message,
+                                size_t message_size) {
     wire_reader r;
     eddy_wire_reader_init(&r, data, size, "snapshot", message, message_size);
     if (!world || (!data && size > 0)) {
@@ -764,4 +775,17 @@ eddy_status eddy_world_restore(eddy_world *world, const void *data, size_t size,
     if (wire_ok(&r)) commit(world, &v, &r);
     drop_held_vertices(&v);
     return r.status;
+}
+
+/* Held against overlapping calls (core/core.h, eddy_world_enter). */
+eddy_status eddy_world_restore(eddy_world *world, const void *data, size_t size, char *message,
+                               size_t message_size) {
+    if (world && !eddy_world_enter(world, "eddy_world_restore")) {
+        if (message && message_size > 0) snprintf(message, message_size, "%s", eddy_thread_error);
+        return EDDY_ERROR_WRONG_STATE;
+    }
+    const eddy_status s = restore_held(world, data, size, message, message_size);
+    if (world && s == EDDY_OK) world->state_counter += 1; /* views and caches are stale */
+    if (world) eddy_world_leave(world);
+    return s;
 }

@@ -210,8 +210,7 @@ static size_t snapshot_estimate(const eddy_world *world) {
     return n;
 }
 
-eddy_status eddy_world_snapshot(const eddy_world *world, eddy_bytes *out) {
-    if (!world || !out) return EDDY_ERROR_INVALID_ARGUMENT;
+static eddy_status snapshot_held(const eddy_world *world, eddy_bytes *out) {
     uint64_t digest;
     if (!eddy_codec_def_digest(&world->def, &digest)) return EDDY_ERROR_OUT_OF_MEMORY;
     const size_t start = out->size;
@@ -243,3 +242,12 @@ eddy_status eddy_world_snapshot(const eddy_world *world, eddy_bytes *out) {
     return eddy_wire_writer_status(&w);
 }
 
+
+/* Held against overlapping calls (core/core.h, eddy_world_enter). */
+eddy_status eddy_world_snapshot(const eddy_world *world, eddy_bytes *out) {
+    if (!world || !out) return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!eddy_world_enter(world, "eddy_world_snapshot")) return EDDY_ERROR_WRONG_STATE;
+    const eddy_status s = snapshot_held(world, out);
+    eddy_world_leave(world);
+    return s;
+}

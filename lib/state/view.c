@@ -29,13 +29,23 @@ static eddy_particle_view view_of(const particle_array *a, int64_t frame) {
 
 eddy_particle_view eddy_world_view_tracers(const eddy_world *w) {
     eddy_particle_view empty = {0};
-    return w ? view_of(&w->tracers, w->frame) : empty;
+    if (!w) return empty;
+    eddy_particle_view v = view_of(&w->tracers, w->frame);
+    v.state_counter = w->state_counter;
+    return v;
 }
 
 eddy_particle_view eddy_world_view_vortons(const eddy_world *w) {
     eddy_particle_view empty = {0};
-    return w ? view_of(&w->vortons, w->frame) : empty;
+    if (!w) return empty;
+    eddy_particle_view v = view_of(&w->vortons, w->frame);
+    v.state_counter = w->state_counter;
+    return v;
 }
+
+/* Not state: never hashed, encoded or snapshotted (a restore gives a new
+ * value, not the snapshot's). */
+uint64_t eddy_world_state_counter(const eddy_world *w) { return w ? w->state_counter : 0; }
 
 /* ---------------------------------------------------------------- lookups */
 static body *live_body(const eddy_world *w, eddy_body_id id) {

@@ -73,7 +73,11 @@ int cmd_record(const cli_options *o) {
     if (!o->scene || !o->output || o->file_count != 0)
         return cli_fail(EXIT_USAGE, "record needs --scene NAME and -o FILE (try --help)");
     const eddy_scene_info *info = eddy_scene_find(o->scene);
-    if (!info) return cli_fail(EXIT_USAGE, "unknown scene '%s' (see: eddy-replay scenes)", o->scene);
+    if (!info) {
+        char m[256];
+        return cli_fail(EXIT_USAGE, "%s",
+                        eddy_scene_unknown_message(o->scene, "eddy-replay scenes", m, sizeof m));
+    }
     int checked = cli_check_output(o->output, o);
     if (checked != EXIT_OK) return checked;
     const int64_t frames = o->frames > 0 ? o->frames : info->default_frames;

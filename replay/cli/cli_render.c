@@ -506,6 +506,10 @@ int cmd_render(const cli_options *o) {
             EXIT_USAGE,
             "render needs FILE and one of --frame N, --every K, --sheet N (try --help)");
     if (!o->output) return cli_fail(EXIT_USAGE, "render needs -o OUT.png (try --help)");
+    /* every argument is checked before the replay is opened or simulated */
+    if (o->every > 0 && !is_pattern(o->output))
+        return cli_fail(EXIT_USAGE,
+                        "--every needs -o with one %%d conversion, e.g. frame_%%05d.png");
     int code = o->every > 0 ? EXIT_OK : cli_check_output(o->output, o);
     if (code != EXIT_OK) return code;
     camera c;

@@ -38,7 +38,7 @@ static void usage(FILE *out) {
         "      their density deviation, blue - white - red, scale +-R fitted over the\n"
         "      replay, with a legend), vortons in red, bodies in amber; frame, time\n"
         "      and a scale bar on the image. --frame N: one frame; --every K: every\n"
-        "      K-th frame to OUT with one %%d (e.g. f_%%05d.png), for a video;\n"
+        "      K-th frame to OUT with one %d (e.g. f_%05d.png), for a video;\n"
         "      --sheet N: a contact sheet of N frames spread over the replay.\n"
         "  render-diff A B -o OUT.png | render-diff A --against-threads T -o OUT.png\n"
         "      Re-simulate two replays (or one at --threads and at T workers) side by\n"

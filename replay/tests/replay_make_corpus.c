@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* Writes the stored corpus of bad replay files and the fuzzer's seeds.
  *
- *   replay_make_corpus BAD_DIR SEED_DIR
+ *   replay_make_corpus BAD_DIR SEED_DIR [REGRESSIONS_DIR]
  *
  * BAD_DIR (tests/corpus/replay) receives damaged, cut and forged variants
  * of a small recording of the tiny world plus MANIFEST, the status each must
  * keep being refused with (test_replay_robust replays them). SEED_DIR
  * (replay/fuzz/seeds) receives valid inputs for fuzz_replay, each prefixed
- * with its mode byte. The files are committed; rerun this only when the
+ * with its mode byte; REGRESSIONS_DIR (replay/fuzz/regressions), when given,
+ * receives the seeds of the snapshot, input and desync targets (seed_*,
+ * raw bytes). The files are committed; rerun this only when the
  * format changes on purpose (and bump the version), then review the diff of
  * MANIFEST. Forged files get their hashes recomputed, so only the check of
  * the forged field can refuse them. */
 #include "replay_format.h"
 #include "replay_testkit.h"
+#include "eddy/desync.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -273,11 +276,60 @@ static void seeds(const eddy_bytes *base) {
     eddy_bytes_free(&b);
 }
 
+/* ------------------------------------------------------- the other targets' seeds */
+/* The seeds of fuzz_snapshot, fuzz_input and fuzz_desync (REGRESSIONS_DIR/
+ * TARGET/seed_*): raw bytes, no mode byte, made by this build so they reach
+ * the decoders (test_fuzz_regressions checks that every one still decodes). */
+static void write_raw(const char *dir, const char *target, const char *name, const void *data,
+                      size_t size) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/%s", dir, target, name);
+    if (!testkit_write_file(path, data, size)) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(4);
+    }
+}
+
+static void target_seeds(const char *dir) {
+    eddy_world *w;
+    if (testkit_tiny_world(1, &w) != EDDY_OK) exit(1);
+    eddy_bytes b = {0};
+    eddy_bytes log = {0};
+    eddy_hash_tree *tree = eddy_hash_tree_create();
+    if (!tree || eddy_hash_log_begin(&log) != EDDY_OK) exit(1);
+    for (int f = 0; f <= 12; ++f) {
+        if (f > 0 && testkit_step(w, "tiny") != EDDY_OK) exit(1);
+        if (f == 0 || f == 4 || f == 8 || f == 12) { /* emitter and bodies in several states */
+            char name[64];
+            b.size = 0;
+            if (eddy_world_snapshot(w, &b) != EDDY_OK) exit(1);
+            snprintf(name, sizeof name, "seed_tiny_snapshot_f%02d.bin", f);
+            write_raw(dir, "snapshot", name, b.data, b.size);
+        }
+        if (eddy_hash_tree_capture(tree, w) != EDDY_OK || eddy_hash_log_append(tree, &log) != EDDY_OK)
+            exit(1);
+    }
+    write_raw(dir, "desync", "seed_tiny_hash_log.bin", log.data, log.size);
+    for (int f = 1; f < 13; ++f) {
+        testkit_input t;
+        b.size = 0;
+        eddy_input_encode(testkit_tiny_input(f, &t), &b);
+        char name[64];
+        snprintf(name, sizeof name, "seed_tiny_input_%02d.bin", f);
+        if (b.size > 14) write_raw(dir, "input", name, b.data, b.size);
+    }
+    eddy_hash_tree_destroy(tree);
+    eddy_bytes_free(&log);
+    eddy_bytes_free(&b);
+    eddy_world_destroy(w);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: replay_make_corpus BAD_DIR SEED_DIR\n");
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: replay_make_corpus BAD_DIR SEED_DIR [REGRESSIONS_DIR]\n");
         return 2;
     }
+    if (argc == 4) target_seeds(argv[3]);
     g_bad_dir = argv[1];
     g_seed_dir = argv[2];
     char path[512];

@@ -158,6 +158,58 @@ Test(cli_conventions, verify_failure_points_to_the_docs_not_to_bless, .timeout =
     sh("rm -rf %s", dir);
 }
 
+/* A wrong scene name gets one wording in every tool, with the nearest name. */
+Test(cli_conventions, a_wrong_scene_name_has_one_wording_with_the_nearest_name, .timeout = 60) {
+    EXPECT(2, "%s record --scene voretx_ring -o %s -q", EDDY_REPLAY_CLI, tmp("never.eddyr"));
+    cr_assert(said("unknown scene 'voretx_ring' (the nearest is 'vortex_ring'; "), "%s", out());
+    EXPECT(2, "%s --scene voretx_ring", EDDY_VERIFY_CLI);
+    cr_assert(said("unknown scene 'voretx_ring' (the nearest is 'vortex_ring'; "), "%s", out());
+    EXPECT(2, "%s --scene leapfrgo --frames 1", EDDY_BENCH_CLI);
+    cr_assert(said("unknown scene 'leapfrgo' (the nearest is 'leapfrog'; "), "%s", out());
+    EXPECT(2, "%s --scene noise_clod", EDDY_DEMO_CLI);
+    cr_assert(said("unknown scene 'noise_clod' (the nearest is 'noise_cloud'; "), "%s", out());
+}
+
+/* Before speedups below 1 the demo says that some runs have more workers
+ * than the machine has processing units (64 workers: more than any CI box). */
+Test(cli_conventions, demo_says_when_workers_outnumber_processing_units, .timeout = 120) {
+    EXPECT(0, "%s --scene vortex_ring --threads 1,64 --frames 2", EDDY_DEMO_CLI);
+    const char *note = strstr(out(), "note: this machine has ");
+    const char *table = strstr(out(), "speedup");
+    cr_assert(note != NULL && table != NULL && note < table, "%s", out());
+    cr_assert(said("1 of these runs uses more workers than that (up to 64)"), "%s", out());
+}
+
+/* A missing golden folder, a missing golden and an unreadable one are told
+ * apart from a divergence (exit 3 and what is wrong, never "bless it"). */
+Test(cli_conventions, verify_tells_a_missing_golden_from_a_divergence, .timeout = 120) {
+    const char *none = tmp("no_such_golden_folder"), *empty = tmp("empty_golden");
+    sh("rm -rf %s %s", none, empty);
+    EXPECT(3, "%s --scene vortex_ring --frames 3 --threads 1 --golden %s", EDDY_VERIFY_CLI, none);
+    cr_assert(said("no golden folder") && said("--golden DIR") && said("not a divergence"), "%s",
+              out());
+    cr_assert(!said("bless it"), "%s", out());
+    EXPECT(0, "mkdir -p %s", empty);
+    EXPECT(3, "%s --scene vortex_ring --frames 3 --threads 1 --golden %s", EDDY_VERIFY_CLI, empty);
+    cr_assert(said("missing golden") && said("not a divergence"), "%s", out());
+    sh("rm -rf %s %s", none, empty);
+}
+
+/* An installed eddy-verify (bin/ beside share/eddy/golden) uses the goldens
+ * installed with it, not the source tree it was built from. */
+Test(cli_conventions, installed_verify_finds_the_goldens_beside_it, .timeout = 120) {
+    const char *prefix = tmp("prefix");
+    EXPECT(0, "rm -rf %s && mkdir -p %s/bin %s/share/eddy/golden && cp %s %s/bin/ && "
+              "cp %s/vortex_ring.golden %s/share/eddy/golden/",
+           prefix, prefix, prefix, EDDY_VERIFY_CLI, prefix, EDDY_GOLDEN_DIR, prefix);
+    EXPECT(0, "%s/bin/eddy-verify --scene vortex_ring --frames 3 --threads 1", prefix);
+    cr_assert(said("/share/eddy/golden"), "%s", out());
+    /* the installed folder lacks the other goldens: that is what it says */
+    EXPECT(3, "%s/bin/eddy-verify --scene leapfrog --frames 3 --threads 1", prefix);
+    cr_assert(said("share/eddy/golden/leapfrog.golden: missing golden"), "%s", out());
+    sh("rm -rf %s", prefix);
+}
+
 /* ---------------------------------------------------------------- corpus */
 static const char *make_corpus(void) {
     const char *dir = tmp("corpus");
@@ -205,6 +257,17 @@ Test(cli_conventions, verify_corpus_writes_junit_one_case_per_replay_and_worker_
     EXPECT(0, "%s --corpus %s --threads 1 --junit - --shard 1/5", EDDY_VERIFY_CLI, dir);
     cr_assert(said("<testsuites") && said("a_vortex_ring.eddyr") && !said("b_leapfrog"), "%s",
               out());
+    /* with -, standard output holds the XML alone (the matrix goes to stderr) */
+    EXPECT(0, "%s --corpus %s --threads 1 --junit - --shard 1/5 2>/dev/null", EDDY_VERIFY_CLI, dir);
+    cr_assert(strncmp(out(), "<?xml", 5) == 0, "%s", out());
+    const size_t len = strlen(out());
+    cr_assert(len > 14 && strcmp(out() + len - 14, "</testsuites>\n") == 0, "%s", out());
+    cr_assert(!said("passed,") && !said("replay  "), "%s", out());
+    if (system("command -v xmllint >/dev/null 2>&1") == 0)
+        EXPECT(0, "%s --corpus %s --threads 1 --junit - --shard 1/5 2>/dev/null | xmllint --noout -",
+               EDDY_VERIFY_CLI, dir);
+    EXPECT(2, "%s --corpus %s --threads 1 --junit - --json", EDDY_VERIFY_CLI, dir);
+    cr_assert(said("both want standard output"), "%s", out());
     EXPECT(0, "cp %s/a_vortex_ring.eddyr %s/f_copy.eddyreplay", dir, dir);
     EXPECT(3, "%s --corpus %s --threads 1 --json", EDDY_VERIFY_CLI, dir);
     cr_assert(said("\"f_copy.eddyreplay\"") && said("\"passed\": 4"), "%s", out());

@@ -225,6 +225,18 @@ Test(replay_render, camera_set_by_the_user_contact_sheet_and_video_frames, .time
     unlink(sheet), unlink(one), unlink(a);
 }
 
+/* Arguments are checked before any work: a bad -o pattern is a usage error
+ * even when the replay does not exist (it is refused before the file is
+ * opened, let alone re-simulated), and the help prints the pattern as the
+ * user types it. */
+Test(replay_render, pattern_checked_before_any_work, .timeout = 60) {
+    EXPECT_EXIT(2, "render %s --every 15 -o %s", tmp("does_not_exist.eddyr"), tmp("no_pattern.png"));
+    cr_assert(said("%d"), "%s", (char *)g_text.data);
+    EXPECT_EXIT(0, "--help");
+    cr_assert(said("one %d (e.g. f_%05d.png)"), "%s", (char *)g_text.data);
+    cr_assert(!said("%%"), "%s", (char *)g_text.data);
+}
+
 static bool is_strong_blue(const uint8_t *c) { return c[2] >= 230 && c[0] <= 60; }
 static bool is_strong_red(const uint8_t *c) { return c[0] >= 230 && c[1] <= 90 && c[2] <= 60; }
 

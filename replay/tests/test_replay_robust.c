@@ -110,6 +110,34 @@ Test(replay_robust, a_bit_flip_in_any_byte_is_detected, .timeout = 120) {
     eddy_bytes_free(&f.bytes);
 }
 
+/* A bit flipped in the middle of the file names the damaged record (its
+ * kind, frames and bytes), not "corrupt at byte 0: whole-file checksum". */
+Test(replay_robust, a_mid_file_bit_flip_names_the_record_and_its_bytes, .timeout = 60) {
+    small_file f;
+    make_small(&f);
+    int checked = 0;
+    for (int k = 0; k + 1 < f.frame_count; ++k) {
+        const testkit_frame *h = &f.frames[k], *z = &f.frames[k + 1];
+        if (h->tag != 0x48525245u /* "ERRH" */ || (h->kind != 2 && h->kind != 3)) continue;
+        const size_t i = z->offset + z->size / 2;
+        f.bytes.data[i] ^= 0x10;
+        eddy_player *p = NULL;
+        char message[512] = "";
+        cr_assert_eq(open_prefix(&f, f.bytes.size, &p, message, sizeof message), EDDY_ERROR_CORRUPT,
+                     "%s", message);
+        char where[64];
+        snprintf(where, sizeof where, "corrupt at byte %zu: record ", h->offset);
+        cr_assert(strstr(message, where) != NULL, "byte %zu flipped: %s", i, message);
+        cr_assert(strstr(message, h->kind == 2 ? "(chunk, frames " : "(keyframe, frames ") != NULL,
+                  "%s", message);
+        cr_assert(strstr(message, "whole-file") == NULL, "%s", message);
+        f.bytes.data[i] ^= 0x10;
+        ++checked;
+    }
+    cr_assert_gt(checked, 2);
+    eddy_bytes_free(&f.bytes);
+}
+
 /* ---------------------------------------------------------------- versions */
 typedef struct forged {
     size_t offset;     /* in the file: header payload starts at 8 */
