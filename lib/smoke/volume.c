@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/* The smoke volume: tracers accumulated into a density grid by the
+ * cloud-in-cell tent (kernel and units: include/eddy/smoke.h).
+ *
+ * Design note — why the bits never depend on the worker count. The transfer
+ * is a gather (docs/DETERMINISM.md rule 3), in three passes:
+ *   1. bins (parallel, fixed chunks of tracers): tracer t falls in bin
+ *      b = floor(u) per axis, u its voxel coordinate; it touches voxels b and
+ *      b + 1, so bins run from -1 to n - 1 on each axis ((n + 1)^3 bins).
+ *      Each chunk writes its tracers' bin slots only. Tracers whose 8 voxels
+ *      all lie outside get bin -1.
+ *   2. counting sort (serial, integers only): tracers by bin, ties by tracer
+ *      index. Integer counts are exact, so nothing here can round.
+ *   3. gather (parallel, fixed chunks of voxels): voxel (i, j, k) sums the 8
+ *      bins (i-1..i) x (j-1..j) x (k-1..k), z then y then x, each bin's
+ *      tracers in sorted order, weight (1 - |u - i|) (1 - |v - j|) (1 - |w - k|).
+ *      Each chunk writes its own voxels; the sum's order is fixed by the
+ *      sort, never by the threads.
+ * The update runs in the world's canonical FP mode, set here on the calling
+ * thread and on every worker by eddy_parallel_for. */
+#include "smoke/smoke.h"
+#include "hash/xxh3.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { SMOKE_BIN_CHUNK = 4096, SMOKE_GATHER_ROWS = 4 };
+
+static _Thread_local char g_smoke_error[256];
+
+const char *eddy_smoke_error_message(void) { return g_smoke_error; }
+
+void eddy_smoke_set_error(const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(g_smoke_error, sizeof g_smoke_error, format, args);
+    va_end(args);
+}
+
+eddy_smoke_volume_def eddy_smoke_volume_def_default(void) {
+    eddy_smoke_volume_def d;
+    memset(&d, 0, sizeof d);
+    d.min_corner = (eddy_vec3){-1.0f, -1.0f, -1.0f};
+    d.max_corner = (eddy_vec3){1.0f, 1.0f, 1.0f};
+    d.resolution[0] = d.resolution[1] = d.resolution[2] = 64;
+    d.tracer_amount = 1.0f;
+    return d;
+}
+
+static eddy_status def_check(const eddy_smoke_volume_def *d) {
+    if (!eddy_finite3(d->min_corner) || !eddy_finite3(d->max_corner) || !isfinite(d->tracer_amount)) {
+        eddy_smoke_set_error("smoke volume def: min_corner, max_corner or tracer_amount is not finite");
+        return EDDY_ERROR_NAN;
+    }
+    const float lo[3] = {d->min_corner.x, d->min_corner.y, d->min_corner.z};
+    const float hi[3] = {d->max_corner.x, d->max_corner.y, d->max_corner.z};
+    int64_t voxels = 1;
+    for (int a = 0; a < 3; ++a) {
+        if (!(hi[a] > lo[a]) || !eddy_within(lo[a], -EDDY_MAX_COORDINATE, EDDY_MAX_COORDINATE) ||
+            !eddy_within(hi[a], -EDDY_MAX_COORDINATE, EDDY_MAX_COORDINATE)) {
+            eddy_smoke_set_error("smoke volume def: max_corner must exceed min_corner on axis %d, "
+                                 "both within EDDY_MAX_COORDINATE", a);
+            return EDDY_ERROR_INVALID_DEF;
+        }
+        if (d->resolution[a] < 1 || d->resolution[a] > EDDY_SMOKE_MAX_RESOLUTION) {
+            eddy_smoke_set_error("smoke volume def: resolution[%d] = %d is outside [1, %d]", a,
+                                 d->resolution[a], EDDY_SMOKE_MAX_RESOLUTION);
+            return EDDY_ERROR_INVALID_DEF;
+        }
+        voxels *= d->resolution[a];
+    }
+    if (voxels > EDDY_SMOKE_MAX_VOXELS) {
+        eddy_smoke_set_error("smoke volume def: %lld voxels exceed EDDY_SMOKE_MAX_VOXELS",
+                             (long long)voxels);
+        return EDDY_ERROR_INVALID_DEF;
+    }
+    if (!(d->tracer_amount > 0.0f)) {
+        eddy_smoke_set_error("smoke volume def: tracer_amount must be > 0");
+        return EDDY_ERROR_INVALID_DEF;
+    }
+    return EDDY_OK;
+}
+
+static int bin_count(const eddy_smoke_volume *v) {
+    return (v->n[0] + 1) * (v->n[1] + 1) * (v->n[2] + 1);
+}
+
+eddy_status eddy_smoke_volume_create(const eddy_smoke_volume_def *d, eddy_smoke_volume **out) {
+    if (!out) return EDDY_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!d) {
+        eddy_smoke_set_error("smoke volume def is NULL");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    eddy_status s = def_check(d);
+    if (s != EDDY_OK) return s;
+    eddy_smoke_volume *v = calloc(1, sizeof *v);
+    if (!v) return EDDY_ERROR_OUT_OF_MEMORY;
+    v->def = *d;
+    const float lo[3] = {d->min_corner.x, d->min_corner.y, d->min_corner.z};
+    const float hi[3] = {d->max_corner.x, d->max_corner.y, d->max_corner.z};
+    for (int a = 0; a < 3; ++a) {
+        v->n[a] = d->resolution[a];
+        v->min[a] = lo[a];
+        v->h[a] = (hi[a] - lo[a]) / (float)v->n[a];
+        v->inv_h[a] = (float)v->n[a] / (hi[a] - lo[a]);
+    }
+    v->inv_cell_volume = 1.0f / (v->h[0] * v->h[1] * v->h[2]);
+    v->frame = -1;
+    const size_t voxels = (size_t)v->n[0] * (size_t)v->n[1] * (size_t)v->n[2];
+    v->density = calloc(voxels, sizeof(float));
+    v->bin_start = calloc((size_t)bin_count(v) + 1, sizeof(int));
+    if (!v->density || !v->bin_start) {
+        eddy_smoke_volume_destroy(v);
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    }
+    *out = v;
+    return EDDY_OK;
+}
+
+void eddy_smoke_volume_destroy(eddy_smoke_volume *v) {
+    if (!v) return;
+    free(v->density);
+    free(v->bin_of);
+    free(v->bin_start);
+    free(v->sorted);
+    free(v);
+}
+
+eddy_smoke_volume_def eddy_smoke_volume_get_def(const eddy_smoke_volume *v) { return v->def; }
+const float *eddy_smoke_volume_density(const eddy_smoke_volume *v) { return v ? v->density : NULL; }
+int64_t eddy_smoke_volume_frame(const eddy_smoke_volume *v) { return v ? v->frame : -1; }
+int eddy_smoke_volume_tracer_count(const eddy_smoke_volume *v) { return v ? v->tracer_count : 0; }
+
+/* ---------------------------------------------------------------- pass 1: bins */
+typedef struct bin_job {
+    const eddy_smoke_volume *v;
+    const particle_array *tracers;
+    int *bin_of;
+} bin_job;
+
+/* floor of u for u in a range where (int) truncation needs one fix-up. */
+static int floor_int(float u) {
+    int i = (int)u;
+    return (float)i > u ? i - 1 : i;
+}
+
+/* Bin of one axis coordinate in [0, n], or -1 when the tracer reaches no voxel. */
+static int axis_bin(const eddy_smoke_volume *v, int a, float p) {
+    const float u = eddy_smoke_voxel_coord(v, a, p);
+    if (!(u >= -1.0f) || !(u < (float)v->n[a])) return -1; /* also NaN */
+    return floor_int(u) + 1;
+}
+
+static void bin_chunk(int chunk, int begin, int end, void *context) {
+    const bin_job *job = context;
+    const eddy_smoke_volume *v = job->v;
+    const particle_array *t = job->tracers;
+    const int sx = v->n[0] + 1, sy = v->n[1] + 1;
+    (void)chunk;
+    for (int i = begin; i < end; ++i) {
+        const int bx = axis_bin(v, 0, t->px[i]), by = axis_bin(v, 1, t->py[i]),
+                  bz = axis_bin(v, 2, t->pz[i]);
+        job->bin_of[i] = (bx < 0 || by < 0 || bz < 0) ? -1 : bx + sx * (by + sy * bz);
+    }
+}
+
+/* ---------------------------------------------------------------- pass 2: sort */
+static int counting_sort(eddy_smoke_volume *v, int n) {
+    const int bins = bin_count(v);
+    int *start = v->bin_start;
+    memset(start, 0, ((size_t)bins + 1) * sizeof(int));
+    for (int i = 0; i < n; ++i)
+        if (v->bin_of[i] >= 0) ++start[v->bin_of[i] + 1];
+    for (int b = 0; b < bins; ++b) start[b + 1] += start[b];
+    const int placed = start[bins];
+    /* place in tracer order: start[b] walks from the bin's start to its end,
+     * then is shifted back so start[b] is again the bin's first slot */
+    for (int i = 0; i < n; ++i) {
+        const int b = v->bin_of[i];
+        if (b >= 0) v->sorted[start[b]++] = i;
+    }
+    for (int b = bins; b > 0; --b) start[b] = start[b - 1];
+    start[0] = 0;
+    return placed;
+}
+
+/* ---------------------------------------------------------------- pass 3: gather */
+typedef struct gather_job {
+    eddy_smoke_volume *v;
+    const particle_array *tracers;
+    float weight; /* tracer_amount / cell volume */
+} gather_job;
+
+static float tent(float u, int i) {
+    const float d = u - (float)i;
+    return 1.0f - (d < 0.0f ? -d : d);
+}
+
+static float gather_voxel(const gather_job *job, int i, int j, int k) {
+    const eddy_smoke_volume *v = job->v;
+    const particle_array *t = job->tracers;
+    const int sx = v->n[0] + 1, sy = v->n[1] + 1;
+    float sum = 0.0f;
+    for (int bz = k; bz <= k + 1; ++bz)
+        for (int by = j; by <= j + 1; ++by)
+            for (int bx = i; bx <= i + 1; ++bx) {
+                const int b = bx + sx * (by + sy * bz);
+                for (int s = v->bin_start[b]; s < v->bin_start[b + 1]; ++s) {
+                    const int p = v->sorted[s];
+                    const float wx = tent(eddy_smoke_voxel_coord(v, 0, t->px[p]), i);
+                    const float wy = tent(eddy_smoke_voxel_coord(v, 1, t->py[p]), j);
+                    const float wz = tent(eddy_smoke_voxel_coord(v, 2, t->pz[p]), k);
+                    sum += wx * wy * wz;
+                }
+            }
+    return sum * job->weight;
+}
+
+/* A chunk is SMOKE_GATHER_ROWS rows of x. */
+static void gather_chunk(int chunk, int begin, int end, void *context) {
+    const gather_job *job = context;
+    eddy_smoke_volume *v = job->v;
+    const int nx = v->n[0], ny = v->n[1];
+    (void)chunk;
+    for (int row = begin; row < end; ++row) {
+        const int j = row % ny, k = row / ny;
+        float *out = v->density + (size_t)row * (size_t)nx;
+        for (int i = 0; i < nx; ++i) out[i] = gather_voxel(job, i, j, k);
+    }
+}
+
+static bool scratch_reserve(eddy_smoke_volume *v, int n) {
+    if (n <= v->bin_of_capacity) return true;
+    int *a = realloc(v->bin_of, (size_t)n * sizeof(int));
+    if (!a) return false;
+    v->bin_of = a;
+    int *b = realloc(v->sorted, (size_t)n * sizeof(int));
+    if (!b) return false;
+    v->sorted = b;
+    v->bin_of_capacity = v->sorted_capacity = n;
+    return true;
+}
+
+eddy_status eddy_smoke_volume_update(eddy_smoke_volume *v, const eddy_world *world) {
+    if (!v || !world) {
+        eddy_smoke_set_error("smoke volume update: volume or world is NULL");
+        return EDDY_ERROR_INVALID_ARGUMENT;
+    }
+    const particle_array *t = &world->tracers;
+    if (!scratch_reserve(v, t->count > 0 ? t->count : 1)) return EDDY_ERROR_OUT_OF_MEMORY;
+    const uint32_t caller_mode = eddy_fpenv_get();
+    eddy_fpenv_set(world->tasks.fp_canonical);
+    bin_job bins = {v, t, v->bin_of};
+    eddy_parallel_for(&world->tasks, t->count, SMOKE_BIN_CHUNK, bin_chunk, &bins);
+    v->tracer_count = counting_sort(v, t->count);
+    gather_job gather = {v, t, v->def.tracer_amount * v->inv_cell_volume};
+    eddy_parallel_for(&world->tasks, v->n[1] * v->n[2], SMOKE_GATHER_ROWS, gather_chunk, &gather);
+    eddy_fpenv_set(caller_mode);
+    v->frame = world->frame;
+    return EDDY_OK;
+}
+
+uint64_t eddy_smoke_volume_hash(const eddy_smoke_volume *v) {
+    if (!v) return 0;
+    const size_t voxels = (size_t)v->n[0] * (size_t)v->n[1] * (size_t)v->n[2];
+    const float region[6] = {v->def.min_corner.x, v->def.min_corner.y, v->def.min_corner.z,
+                             v->def.max_corner.x, v->def.max_corner.y, v->def.max_corner.z};
+    const int32_t n[3] = {v->n[0], v->n[1], v->n[2]};
+    const eddy_xxh3_piece pieces[3] = {
+        {n, sizeof n}, {region, sizeof region}, {v->density, voxels * sizeof(float)}};
+    return eddy_xxh3_pieces(pieces, 3);
+}
