@@ -37,6 +37,16 @@ float eddy_smoke_volume_sample(const eddy_smoke_volume *v, eddy_vec3 p) {
     if (!v || !locate(v, 0, p.x, &i, &fx) || !locate(v, 1, p.y, &j, &fy) || !locate(v, 2, p.z, &k, &fz))
         return 0.0f;
     const float gx = 1.0f - fx, gy = 1.0f - fy, gz = 1.0f - fz;
+    if (i >= 0 && j >= 0 && k >= 0 && i + 1 < v->n[0] && j + 1 < v->n[1] && k + 1 < v->n[2]) {
+        /* all 8 inside: the same products, read directly */
+        const size_t nx = (size_t)v->n[0], nxy = nx * (size_t)v->n[1];
+        const float *a = v->density + (size_t)i + nx * (size_t)j + nxy * (size_t)k;
+        const float e00 = gx * a[0] + fx * a[1];
+        const float e10 = gx * a[nx] + fx * a[nx + 1];
+        const float e01 = gx * a[nxy] + fx * a[nxy + 1];
+        const float e11 = gx * a[nxy + nx] + fx * a[nxy + nx + 1];
+        return (e00 * gy + e10 * fy) * gz + (e01 * gy + e11 * fy) * fz;
+    }
     const float e00 = gx * voxel_at(v, i, j, k) + fx * voxel_at(v, i + 1, j, k);
     const float e10 = gx * voxel_at(v, i, j + 1, k) + fx * voxel_at(v, i + 1, j + 1, k);
     const float e01 = gx * voxel_at(v, i, j, k + 1) + fx * voxel_at(v, i + 1, j, k + 1);

@@ -25,6 +25,10 @@ struct eddy_smoke_volume {
     int *bin_start;        /* bins + 1 */
     int *sorted;
     int sorted_capacity;
+    /* the tracers' voxel coordinates (u, v, w), in sorted order: the gather
+     * reads them front to back instead of chasing tracer indices */
+    float *sorted_coord;
+    int sorted_coord_capacity;
 };
 
 void eddy_smoke_set_error(const char *format, ...) EDDY_PRINTF_LIKE(1, 2);

@@ -11,11 +11,15 @@
  *      all lie outside get bin -1.
  *   2. counting sort (serial, integers only): tracers by bin, ties by tracer
  *      index. Integer counts are exact, so nothing here can round.
- *   3. gather (parallel, fixed chunks of voxels): voxel (i, j, k) sums the 8
- *      bins (i-1..i) x (j-1..j) x (k-1..k), z then y then x, each bin's
- *      tracers in sorted order, weight (1 - |u - i|) (1 - |v - j|) (1 - |w - k|).
- *      Each chunk writes its own voxels; the sum's order is fixed by the
- *      sort, never by the threads.
+ *   3. accumulate (parallel, one chunk per voxel plane k): the plane's
+ *      owner walks the two bin planes that reach it (k-1 and k) in sorted
+ *      order (bins ascending z, y, x; each bin's tracers by index) and adds
+ *      each tracer's weight (1 - |u - i|) (1 - |v - j|) (1 - |w - k|) to
+ *      the up to 4 voxels of its plane the tracer touches. So voxel
+ *      (i, j, k) receives its 8 bins' tracers in one fixed order: the same
+ *      sum as a gather over them, but read front to back (pass 2 stored the
+ *      voxel coordinates in sort order). A chunk writes only its own plane;
+ *      the order of every sum is fixed by the sort, never by the threads.
  * The update runs in the world's canonical FP mode, set here on the calling
  * thread and on every worker by eddy_parallel_for. */
 #include "smoke/smoke.h"
@@ -25,7 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { SMOKE_BIN_CHUNK = 4096, SMOKE_GATHER_ROWS = 4 };
+enum { SMOKE_BIN_CHUNK = 4096 };
 
 static _Thread_local char g_smoke_error[256];
 
@@ -125,6 +129,7 @@ void eddy_smoke_volume_destroy(eddy_smoke_volume *v) {
     free(v->bin_of);
     free(v->bin_start);
     free(v->sorted);
+    free(v->sorted_coord);
     free(v);
 }
 
@@ -167,21 +172,30 @@ static void bin_chunk(int chunk, int begin, int end, void *context) {
 }
 
 /* ---------------------------------------------------------------- pass 2: sort */
-static int counting_sort(eddy_smoke_volume *v, int n) {
+static int counting_sort(eddy_smoke_volume *v, const particle_array *t, int n) {
     const int bins = bin_count(v);
-    int *start = v->bin_start;
+    int *restrict start = v->bin_start;
+    const int *restrict bin_of = v->bin_of;
+    int *restrict sorted = v->sorted;
+    float *restrict c = v->sorted_coord;
+    const float *px = t->px, *py = t->py, *pz = t->pz;
     memset(start, 0, ((size_t)bins + 1) * sizeof(int));
     for (int i = 0; i < n; ++i)
-        if (v->bin_of[i] >= 0) ++start[v->bin_of[i] + 1];
+        if (bin_of[i] >= 0) ++start[bin_of[i] + 1];
     for (int b = 0; b < bins; ++b) start[b + 1] += start[b];
     const int placed = start[bins];
     /* place in tracer order: start[b] walks from the bin's start to its end,
      * then is shifted back so start[b] is again the bin's first slot */
     for (int i = 0; i < n; ++i) {
-        const int b = v->bin_of[i];
-        if (b >= 0) v->sorted[start[b]++] = i;
+        const int b = bin_of[i];
+        if (b < 0) continue;
+        const int slot = start[b]++;
+        sorted[slot] = i;
+        c[3 * slot + 0] = eddy_smoke_voxel_coord(v, 0, px[i]);
+        c[3 * slot + 1] = eddy_smoke_voxel_coord(v, 1, py[i]);
+        c[3 * slot + 2] = eddy_smoke_voxel_coord(v, 2, pz[i]);
     }
-    for (int b = bins; b > 0; --b) start[b] = start[b - 1];
+    memmove(start + 1, start, (size_t)bins * sizeof(int));
     start[0] = 0;
     return placed;
 }
@@ -189,7 +203,6 @@ static int counting_sort(eddy_smoke_volume *v, int n) {
 /* ---------------------------------------------------------------- pass 3: gather */
 typedef struct gather_job {
     eddy_smoke_volume *v;
-    const particle_array *tracers;
     float weight; /* tracer_amount / cell volume */
 } gather_job;
 
@@ -198,36 +211,46 @@ static float tent(float u, int i) {
     return 1.0f - (d < 0.0f ? -d : d);
 }
 
-static float gather_voxel(const gather_job *job, int i, int j, int k) {
+/* Adds the tracers of bin plane bz (extended index) to voxel plane k, in
+ * sorted order: bins ascending (y, then x), each bin's tracers by index. */
+static void add_bin_plane(const gather_job *job, float *restrict plane, int k, int bz) {
     const eddy_smoke_volume *v = job->v;
-    const particle_array *t = job->tracers;
-    const int sx = v->n[0] + 1, sy = v->n[1] + 1;
-    float sum = 0.0f;
-    for (int bz = k; bz <= k + 1; ++bz)
-        for (int by = j; by <= j + 1; ++by)
-            for (int bx = i; bx <= i + 1; ++bx) {
-                const int b = bx + sx * (by + sy * bz);
-                for (int s = v->bin_start[b]; s < v->bin_start[b + 1]; ++s) {
-                    const int p = v->sorted[s];
-                    const float wx = tent(eddy_smoke_voxel_coord(v, 0, t->px[p]), i);
-                    const float wy = tent(eddy_smoke_voxel_coord(v, 1, t->py[p]), j);
-                    const float wz = tent(eddy_smoke_voxel_coord(v, 2, t->pz[p]), k);
-                    sum += wx * wy * wz;
+    const int nx = v->n[0], ny = v->n[1], sx = nx + 1, sy = v->n[1] + 1;
+    const float *restrict c = v->sorted_coord;
+    const int *restrict start = v->bin_start;
+    for (int by = 0; by < sy; ++by) {
+        const int b0 = sx * (by + sy * bz);
+        for (int bx = 0; bx < sx; ++bx) {
+            const int first = start[b0 + bx], last = start[b0 + bx + 1];
+            for (int s = first; s < last; ++s) {
+                const float wz = tent(c[3 * s + 2], k);
+                for (int j = by - 1; j <= by; ++j) {
+                    if (j < 0 || j >= ny) continue;
+                    const float wy = tent(c[3 * s + 1], j);
+                    float *row = plane + (size_t)j * (size_t)nx;
+                    for (int i = bx - 1; i <= bx; ++i) {
+                        if (i < 0 || i >= nx) continue;
+                        row[i] += tent(c[3 * s], i) * wy * wz;
+                    }
                 }
             }
-    return sum * job->weight;
+        }
+    }
 }
 
-/* A chunk is SMOKE_GATHER_ROWS rows of x. */
+/* A chunk is one voxel plane k: it owns those voxels and reads bin planes k
+ * and k + 1 (extended), the only ones whose tracers reach it. */
 static void gather_chunk(int chunk, int begin, int end, void *context) {
     const gather_job *job = context;
     eddy_smoke_volume *v = job->v;
-    const int nx = v->n[0], ny = v->n[1];
+    const size_t plane_size = (size_t)v->n[0] * (size_t)v->n[1];
     (void)chunk;
-    for (int row = begin; row < end; ++row) {
-        const int j = row % ny, k = row / ny;
-        float *out = v->density + (size_t)row * (size_t)nx;
-        for (int i = 0; i < nx; ++i) out[i] = gather_voxel(job, i, j, k);
+    for (int k = begin; k < end; ++k) {
+        float *plane = v->density + (size_t)k * plane_size;
+        memset(plane, 0, plane_size * sizeof(float));
+        add_bin_plane(job, plane, k, k);
+        add_bin_plane(job, plane, k, k + 1);
+        for (size_t q = 0; q < plane_size; ++q) plane[q] *= job->weight;
     }
 }
 
@@ -239,7 +262,10 @@ static bool scratch_reserve(eddy_smoke_volume *v, int n) {
     int *b = realloc(v->sorted, (size_t)n * sizeof(int));
     if (!b) return false;
     v->sorted = b;
-    v->bin_of_capacity = v->sorted_capacity = n;
+    float *c = realloc(v->sorted_coord, 3 * (size_t)n * sizeof(float));
+    if (!c) return false;
+    v->sorted_coord = c;
+    v->bin_of_capacity = v->sorted_capacity = v->sorted_coord_capacity = n;
     return true;
 }
 
@@ -254,9 +280,9 @@ eddy_status eddy_smoke_volume_update(eddy_smoke_volume *v, const eddy_world *wor
     eddy_fpenv_set(world->tasks.fp_canonical);
     bin_job bins = {v, t, v->bin_of};
     eddy_parallel_for(&world->tasks, t->count, SMOKE_BIN_CHUNK, bin_chunk, &bins);
-    v->tracer_count = counting_sort(v, t->count);
-    gather_job gather = {v, t, v->def.tracer_amount * v->inv_cell_volume};
-    eddy_parallel_for(&world->tasks, v->n[1] * v->n[2], SMOKE_GATHER_ROWS, gather_chunk, &gather);
+    v->tracer_count = counting_sort(v, t, t->count);
+    gather_job gather = {v, v->def.tracer_amount * v->inv_cell_volume};
+    eddy_parallel_for(&world->tasks, v->n[2], 1, gather_chunk, &gather);
     eddy_fpenv_set(caller_mode);
     v->frame = world->frame;
     return EDDY_OK;
