@@ -52,7 +52,7 @@ static float sight(eddy_world *w, eddy_smoke_volume *v, eddy_sight_segment s) {
     return t;
 }
 
-static const eddy_blast k_blast = {{0.0f, 0.0f, 0.0f}, 20.0f, 0.2f, 1.0f, 0.05f};
+static const eddy_blast k_blast = {{0.0f, 0.0f, 0.0f}, 20.0f, 0.2f, 1.0f, 0.2f};
 
 Test(impulses, blast_clears_the_line_then_smoke_refills) {
     eddy_world *w = smoke_room(2);
