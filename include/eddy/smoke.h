@@ -25,7 +25,8 @@
  * count as empty). Transmittance of a segment is Beer-Lambert,
  * T = exp(-sigma * integral of rho ds), with sigma the caller's extinction
  * (m^2 per unit of smoke amount), the integral by the midpoint rule over
- * ceil(L / (h_min / 2)) equal steps, and exp by eddy_expf. */
+ * ceil(L / h_min) equal steps (one sample per shortest voxel edge), and exp
+ * by eddy_expf. */
 #ifndef EDDY_SMOKE_H
 #define EDDY_SMOKE_H
 

@@ -2,7 +2,7 @@
 /* Sight queries through a smoke volume: Beer-Lambert transmittance along
  * segments (kernel: include/eddy/smoke.h).
  *
- * Design note. A segment is one serial march: ceil(L / (h_min / 2)) equal
+ * Design note. A segment is one serial march: ceil(L / h_min) equal
  * steps, density sampled trilinearly at each step's midpoint, summed in step
  * order, times the step length and the extinction, then eddy_expf. Segments
  * are independent, so they run in fixed chunks on the world's workers and
@@ -63,7 +63,7 @@ static float segment_integral(const eddy_smoke_volume *v, eddy_vec3 a, eddy_vec3
     const float dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z;
     const float length = sqrtf(dx * dx + dy * dy + dz * dz);
     if (!(length > 0.0f)) return 0.0f;
-    float steps_f = length / (0.5f * h_min(v));
+    float steps_f = length / h_min(v);
     int steps = steps_f < (float)SIGHT_MAX_STEPS ? (int)steps_f : SIGHT_MAX_STEPS;
     if ((float)steps < steps_f && steps < SIGHT_MAX_STEPS) ++steps; /* ceil */
     if (steps < 1) steps = 1;
