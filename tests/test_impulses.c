@@ -121,7 +121,7 @@ static void run_impulses(int workers, impulse_trace *out) {
         if (f == 2) { in.blasts = &k_blast; in.blast_count = 1; }
         if (f == 5) { in.bullets = &k_bullet; in.bullet_count = 1; }
         cr_assert_eq(eddy_world_step(w, &in), EDDY_OK);
-        out->frame[f] = eddy_world_hash(w).frame;
+        out->frame[f] = eddy_world_hash(w).frame_hash;
     }
     cr_assert_eq(eddy_smoke_volume_update(v, w), EDDY_OK);
     out->volume = eddy_smoke_volume_hash(v);
@@ -155,7 +155,7 @@ Test(impulses, snapshot_mid_blast_continues_the_same) {
     for (int f = 0; f < 40; ++f) {
         cr_assert_eq(eddy_world_step(a, NULL), EDDY_OK);
         cr_assert_eq(eddy_world_step(b, NULL), EDDY_OK);
-        cr_assert_eq(eddy_world_hash(a).frame, eddy_world_hash(b).frame, "frame %d", f);
+        cr_assert_eq(eddy_world_hash(a).frame_hash, eddy_world_hash(b).frame_hash, "frame %d", f);
     }
     eddy_bytes_free(&snap);
     eddy_world_destroy(a);
