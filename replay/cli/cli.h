@@ -38,6 +38,9 @@ typedef struct cli_options {
     const char *camera;    /* render: XLO,YLO,XHI,YHI */
     const char *color;     /* render: plain | density */
     float density_range;   /* render: --range R for --color density; 0: fitted */
+    bool volume;           /* render: --volume, the smoke volume ray-marched */
+    float extinction;      /* render --volume: --extinction S; 0: per frame, from the smoke */
+    const char *source;    /* render: the file's name as the pictures show it */
     eddy_pin_policy pin;
     bool strict;
     bool no_block_hashes;

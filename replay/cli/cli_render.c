@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "cli_draw.h"
 #include "cli_shapes.h"
+#include "cli_volume.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -41,7 +42,15 @@ typedef struct camera {
     float scale;         /* pixels per world unit */
     float density_range; /* |rho'| at the ends of the colour scale */
     bool density;        /* --color density */
+    bool volume;         /* --volume: the smoke ray-marched */
+    float extinction;    /* --extinction, 0: per frame */
+    char source[96];     /* the file's name as the pictures show it */
+    char label[96];      /* the same in upper case, for the image's font */
 } camera;
+
+/* Extinction of the last panel drawn with --volume (its legend and the PNG
+ * text say it); the tool draws one panel at a time. */
+static float g_sigma_used;
 
 static const rgb k_body_fill = {200, 140, 20}, k_body_edge = {255, 215, 40};
 static const rgb k_highlight = {255, 40, 255}, k_text = {235, 235, 235};
@@ -157,7 +166,18 @@ static int setup_camera(const cli_options *o, camera *c, eddy_player **players, 
     if (!view_axes(o->view, c))
         return cli_fail(EXIT_USAGE, "--view %s: expected x, y or z", o->view);
     c->size = o->size;
+    c->volume = o->volume;
+    c->extinction = o->extinction;
+    const char *path = o->file_count > 0 ? o->files[0] : "-";
+    const char *slash = strrchr(path, '/');
+    snprintf(c->source, sizeof c->source, "%s", !strcmp(path, "-") ? "STDIN" : slash ? slash + 1 : path);
+    char label[sizeof c->source]; /* the image's font draws upper case */
+    for (size_t k = 0; k < sizeof label; ++k)
+        label[k] = (char)(c->source[k] >= 'a' && c->source[k] <= 'z' ? c->source[k] - 32 : c->source[k]);
+    memcpy(c->label, label, sizeof label);
     c->density = o->color && !strcmp(o->color, "density");
+    if (c->volume && c->density)
+        return cli_fail(EXIT_USAGE, "--volume draws the smoke's density; --color does not apply");
     if (o->color && !c->density && strcmp(o->color, "plain"))
         return cli_fail(EXIT_USAGE, "--color %s: expected plain or density", o->color);
     extent e = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0.0f};
@@ -325,11 +345,40 @@ static int text_scale(const camera *c) { return c->size >= 384 ? 2 : 1; }
 static void draw_frame_label(image *im, const camera *c, eddy_world *w, const char *extra) {
     const int64_t frame = eddy_world_frame(w);
     const double t = (double)frame * (double)eddy_world_get_def(w)->dt;
-    char text[160];
-    snprintf(text, sizeof text, "FRAME %lld  T=%.3f s%s%s", (long long)frame, t, extra ? "  " : "",
-             extra ? extra : "");
+    char text[160], hash[64];
+    snprintf(text, sizeof text, "%s  FRAME %lld  T=%.3f S%s%s", c->label, (long long)frame, t,
+             extra ? "  " : "", extra ? extra : "");
+    snprintf(hash, sizeof hash, "HASH %016llx", (unsigned long long)eddy_world_hash(w).frame_hash);
     const int s = text_scale(c);
     image_label(im, 2 * s + 1, 2 * s + 1, text, s, k_text);
+    image_label(im, 2 * s + 1, 9 * s + 2, hash, s, k_text);
+}
+
+/* "VIEW -Z: X RIGHT, Y UP" at the bottom right: which way the picture looks. */
+static void view_text(const camera *c, char *out, size_t size) {
+    static const char names[3] = {'X', 'Y', 'Z'};
+    const char sign = c->view == 'y' ? '+' : '-';
+    snprintf(out, size, "VIEW ALONG %c%c: %c RIGHT, %c UP", sign, names[3 - c->axis[0] - c->axis[1]],
+             names[c->axis[0]], names[c->axis[1]]);
+}
+
+static void draw_view_legend(image *im, const camera *c) {
+    const int s = text_scale(c);
+    char text[64];
+    view_text(c, text, sizeof text);
+    image_label(im, c->size - text_width(text, s) - 3 * s, c->size - 7 * s - 2, text, s, k_text);
+    if (c->volume) {
+        char sigma[96];
+        snprintf(sigma, sizeof sigma, "SMOKE VOLUME, SIGMA %.3g PER TRACER", (double)g_sigma_used);
+        image_label(im, c->size - text_width(sigma, s) - 3 * s, c->size - 21 * s - 4, sigma, s, k_text);
+        image_label(im, c->size - text_width(cli_light_text(), s) - 3 * s, c->size - 14 * s - 3,
+                    cli_light_text(), s, k_text);
+    } else if (!c->density) {
+        const char *legend = "TRACERS: BRIGHTER = MORE PER PIXEL; VORTONS RED; BODIES AMBER";
+        if (text_width(legend, s) < c->size - 6 * s)
+            image_label(im, c->size - text_width(legend, s) - 3 * s, c->size - 14 * s - 3, legend, s,
+                        k_text);
+    }
 }
 
 /* 1, 2 or 5 times a power of ten, about a fifth of the view. */
@@ -372,24 +421,48 @@ static void draw_legend(image *im, const camera *c) {
 }
 
 /* The frame w is at, into im (c->size square). */
+static void draw_background(image *im, const camera *c) {
+    for (int y = 0; y < c->size; ++y) { /* a dark gradient: smoke reads against it */
+        const float f = (float)y / (float)(c->size > 1 ? c->size - 1 : 1);
+        image_rect(im, 0, y, c->size - 1, y,
+                   (rgb){(uint8_t)(18.0f + 14.0f * f), (uint8_t)(22.0f + 16.0f * f),
+                         (uint8_t)(34.0f + 20.0f * f)});
+    }
+}
+
 static bool draw_panel(image *im, const camera *c, eddy_world *w, const char *extra) {
     if (!image_init(im, c->size, c->size, (rgb){12, 14, 22})) return false;
-    draw_tracers(im, c, w);
-    draw_vortons(im, c, w);
+    if (c->volume) {
+        draw_background(im, c);
+        const cli_volume_view view = {{c->axis[0], c->axis[1]}, c->view, {c->lo[0], c->lo[1]},
+                                      c->span, c->size};
+        if (!cli_draw_volume(im, &view, w, c->extinction, &g_sigma_used)) return false;
+    } else {
+        draw_tracers(im, c, w);
+        draw_vortons(im, c, w);
+    }
     draw_bodies(im, c, w);
     draw_frame_label(im, c, w, extra);
     draw_scale_bar(im, c);
+    draw_view_legend(im, c);
     if (c->density) draw_legend(im, c);
     return true;
 }
 
 static int write_picture(const cli_options *o, const char *path, const image *im, const camera *c,
-                         const char *frames, const char *times) {
-    char cam[160];
+                         const char *frames, const char *times, const char *hashes) {
+    char cam[160], view[64], sigma[32];
     camera_text(c, cam, sizeof cam);
-    const char *keys[] = {"eddy-camera", "eddy-frame", "eddy-time"};
-    const char *values[] = {cam, frames, times};
-    return image_write_png(path, im, keys, values, 3);
+    view_text(c, view, sizeof view);
+    snprintf(sigma, sizeof sigma, "%.6g", (double)g_sigma_used);
+    const char *keys[] = {"eddy-camera", "eddy-frame", "eddy-time", "eddy-source", "eddy-view",
+                          "eddy-hash", "eddy-extinction"};
+    const char *values[] = {cam, frames, times, c->source, view, hashes, sigma};
+    return image_write_png(path, im, keys, values, c->volume ? 7 : 6);
+}
+
+static void hash_text(eddy_world *w, char *out, size_t size) {
+    snprintf(out, size, "%016llx", (unsigned long long)eddy_world_hash(w).frame_hash);
 }
 
 static bool frame_text(eddy_world *w, char *frame, char *time, size_t size) {
@@ -414,9 +487,10 @@ static int render_one(const cli_options *o, const camera *c, eddy_player *p, int
     image im = {0};
     if (!draw_panel(&im, c, eddy_player_world(p), NULL))
         return cli_fail(EXIT_IO, "out of memory for the image");
-    char ftext[32], ttext[32];
+    char ftext[32], ttext[32], htext[32];
     frame_text(eddy_player_world(p), ftext, ttext, sizeof ftext);
-    code = write_picture(o, path, &im, c, ftext, ttext);
+    hash_text(eddy_player_world(p), htext, sizeof htext);
+    code = write_picture(o, path, &im, c, ftext, ttext, htext);
     image_free(&im);
     if (code == EXIT_OK && !o->quiet)
         fprintf(info_stream(o), "wrote %s: frame %lld, %dx%d\n", path, (long long)frame, c->size,
@@ -475,7 +549,7 @@ static int render_sheet(const cli_options *o, const camera *c, eddy_player *p) {
     if (!image_init(&sheet, cols * c->size + (cols - 1) * 2, rows * c->size + (rows - 1) * 2,
                     (rgb){60, 60, 60}))
         return cli_fail(EXIT_IO, "out of memory for a %dx%d sheet", cols * c->size, rows * c->size);
-    char frames[512] = "", times[512] = "";
+    char frames[512] = "", times[512] = "", hashes[1200] = "";
     int code = EXIT_OK;
     for (int k = 0; k < n && code == EXIT_OK; ++k) {
         const int64_t f = sheet_frame(&info, k, n);
@@ -490,8 +564,11 @@ static int render_sheet(const cli_options *o, const camera *c, eddy_player *p) {
         frame_text(eddy_player_world(p), ft, tt, sizeof ft);
         snprintf(frames + strlen(frames), sizeof frames - strlen(frames), "%s%s", k ? " " : "", ft);
         snprintf(times + strlen(times), sizeof times - strlen(times), "%s%s", k ? " " : "", tt);
+        char ht[32];
+        hash_text(eddy_player_world(p), ht, sizeof ht);
+        snprintf(hashes + strlen(hashes), sizeof hashes - strlen(hashes), "%s%s", k ? " " : "", ht);
     }
-    if (code == EXIT_OK) code = write_picture(o, o->output, &sheet, c, frames, times);
+    if (code == EXIT_OK) code = write_picture(o, o->output, &sheet, c, frames, times, hashes);
     if (code == EXIT_OK && !o->quiet)
         fprintf(info_stream(o), "wrote %s: contact sheet of %d frames (%s), %dx%d\n", o->output, n,
                 frames, sheet.width, sheet.height);
@@ -630,18 +707,21 @@ static int draw_divergence(const cli_options *o, const camera *c, eddy_player **
         char title[300];
         snprintf(title, sizeof title, "%s: %s", k ? "B" : "A", names[k]);
         const int s = text_scale(c);
-        image_label(&panel[k], 2 * s + 1, 10 * s + 1, title, s, k_text);
+        image_label(&panel[k], 2 * s + 1, 16 * s + 3, title, s, k_text);
         snprintf(title, sizeof title, "%lld DIFFER", (long long)differ);
-        image_label(&panel[k], 2 * s + 1, 18 * s + 1, title, s, k_highlight);
+        image_label(&panel[k], 2 * s + 1, 23 * s + 4, title, s, k_highlight);
     }
     if (code == EXIT_OK && !image_init(&out, 2 * c->size + 4, c->size, (rgb){90, 90, 90}))
         code = cli_fail(EXIT_IO, "out of memory");
     if (code == EXIT_OK) {
         image_blit(&out, &panel[0], 0, 0);
         image_blit(&out, &panel[1], c->size + 4, 0);
-        char ft[32], tt[32];
+        char ft[32], tt[32], ha[32], hb[32], hashes[80];
         frame_text(w[0], ft, tt, sizeof ft);
-        code = write_picture(o, o->output, &out, c, ft, tt);
+        hash_text(w[0], ha, sizeof ha);
+        hash_text(w[1], hb, sizeof hb);
+        snprintf(hashes, sizeof hashes, "A %s B %s", ha, hb);
+        code = write_picture(o, o->output, &out, c, ft, tt, hashes);
     }
     if (code == EXIT_OK && !o->quiet)
         fprintf(info_stream(o),

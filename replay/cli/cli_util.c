@@ -52,7 +52,7 @@ static int bad_value(const char *option, const char *value, const char *expected
 static const char *const k_valued[] = {
     "--scene", "-o", "--output", "--format", "--view", "--pin", "--threads", "--chunk",
     "--level", "--size", "--frames", "--frame", "--keyframe-every", "--every", "--sheet",
-    "--against-threads", "--camera", "--color", "--range",
+    "--against-threads", "--camera", "--color", "--range", "--extinction",
 };
 
 static bool is_valued(const char *name) {
@@ -95,6 +95,11 @@ static int option_value(cli_options *o, const char *name, const char *v) {
         o->density_range = strtof(v, &end);
         if (end == v || *end || !(o->density_range > 0.0f) || !(o->density_range < 1e30f))
             return bad_value(name, v, "a positive number");
+    } else if (!strcmp(name, "--extinction")) {
+        char *end;
+        o->extinction = strtof(v, &end);
+        if (end == v || *end || !(o->extinction > 0.0f) || !(o->extinction < 1e30f))
+            return bad_value(name, v, "a positive number");
     } else if (!strcmp(name, "--pin")) {
         if (!eddy_pin_parse(v, &o->pin)) return bad_value(name, v, "none, core or pu");
     } else {
@@ -109,6 +114,7 @@ static bool is_flag(const char *a, cli_options *o) {
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o->quiet = true;
     else if (!strcmp(a, "--force") || !strcmp(a, "-f")) o->force = true;
     else if (!strcmp(a, "--json")) o->json = true;
+    else if (!strcmp(a, "--volume")) o->volume = true;
     else return false;
     return true;
 }
