@@ -53,6 +53,7 @@ static const char *const k_valued[] = {
     "--scene", "-o", "--output", "--format", "--view", "--pin", "--threads", "--chunk",
     "--level", "--size", "--frames", "--frame", "--keyframe-every", "--every", "--sheet",
     "--against-threads", "--camera", "--color", "--range", "--extinction",
+    "--vdb", "--region", "--resolution",
 };
 
 static bool is_valued(const char *name) {
@@ -69,6 +70,7 @@ static int int_value(cli_options *o, const char *name, const char *v) {
     else if (!strcmp(name, "--size")) lo = 16, hi = 8192;
     else if (!strcmp(name, "--frames") || !strcmp(name, "--every")) lo = 1;
     else if (!strcmp(name, "--sheet")) lo = 1, hi = 64;
+    else if (!strcmp(name, "--resolution")) lo = 1, hi = 1024;
     if (!parse_int(v, lo, hi, &n)) return bad_value(name, v, "an integer in range");
     if (!strcmp(name, "--threads")) o->threads = (int)n;
     else if (!strcmp(name, "--against-threads")) o->against_threads = (int)n;
@@ -79,6 +81,7 @@ static int int_value(cli_options *o, const char *name, const char *v) {
     else if (!strcmp(name, "--frame")) o->frame = n;
     else if (!strcmp(name, "--every")) o->every = (int)n;
     else if (!strcmp(name, "--sheet")) o->sheet = (int)n;
+    else if (!strcmp(name, "--resolution")) o->resolution = (int)n;
     else o->keyframe_every = (int)n;
     return EXIT_OK;
 }
@@ -89,6 +92,8 @@ static int option_value(cli_options *o, const char *name, const char *v) {
     else if (!strcmp(name, "--format")) o->format = v;
     else if (!strcmp(name, "--view")) o->view = v;
     else if (!strcmp(name, "--camera")) o->camera = v;
+    else if (!strcmp(name, "--vdb")) o->vdb_dir = v;
+    else if (!strcmp(name, "--region")) o->region = v;
     else if (!strcmp(name, "--color")) o->color = v;
     else if (!strcmp(name, "--range")) {
         char *end;

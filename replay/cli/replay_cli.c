@@ -46,6 +46,12 @@ static void usage(FILE *out) {
         "      the densest columns are nearly opaque; printed on the image).\n"
         "      Every picture names the file, frame, time and frame hash (on the\n"
         "      image and in its PNG text), the view axis, and has a legend.\n"
+        "  export FILE --vdb DIR [--resolution N] [--region XLO,YLO,ZLO,XHI,YHI,ZHI]\n"
+        "         [--every K]\n"
+        "      The smoke volume of every (K-th) frame as OpenVDB files\n"
+        "      DIR/<name>_<frame>.vdb, grid \"density\" (a fog volume: Blender,\n"
+        "      Houdini, Unreal), N voxels along the longest axis (default 64) of a\n"
+        "      region fitted over every frame's tracers unless --region sets it.\n"
         "  render-diff A B -o OUT.png | render-diff A --against-threads T -o OUT.png\n"
         "      Re-simulate two replays (or one at --threads and at T workers) side by\n"
         "      side; draw the first frame where they differ, A left, B right, the\n"
@@ -80,7 +86,7 @@ typedef struct command {
 static const command k_commands[] = {
     {"record", cmd_record}, {"play", cmd_play},     {"info", cmd_info},     {"dump", cmd_dump},
     {"diff", cmd_diff},     {"scenes", cmd_scenes}, {"render", cmd_render},
-    {"render-diff", cmd_render_diff},
+    {"render-diff", cmd_render_diff}, {"export", cmd_export},
 };
 
 int main(int argc, char **argv) {
