@@ -362,6 +362,17 @@ static void view_text(const camera *c, char *out, size_t size) {
              names[c->axis[0]], names[c->axis[1]]);
 }
 
+/* Legend lines right-aligned at the top right, under the frame label's two
+ * rows; the view axis at the bottom right, the scale bar
+ * at the bottom left: corners, where the fitted camera's margin keeps them
+ * off the particles as far as it can. */
+static void draw_legend_line(image *im, const camera *c, int row, const char *text) {
+    const int s = text_scale(c);
+    const int w = text_width(text, s);
+    const int y = 16 * s + 3 + row * (7 * s + 1); /* below the frame label's two rows */
+    image_label(im, c->size - w - 3 * s, y, text, s, k_text);
+}
+
 static void draw_view_legend(image *im, const camera *c) {
     const int s = text_scale(c);
     char text[64];
@@ -369,15 +380,12 @@ static void draw_view_legend(image *im, const camera *c) {
     image_label(im, c->size - text_width(text, s) - 3 * s, c->size - 7 * s - 2, text, s, k_text);
     if (c->volume) {
         char sigma[96];
-        snprintf(sigma, sizeof sigma, "SMOKE VOLUME, SIGMA %.3g PER TRACER", (double)g_sigma_used);
-        image_label(im, c->size - text_width(sigma, s) - 3 * s, c->size - 21 * s - 4, sigma, s, k_text);
-        image_label(im, c->size - text_width(cli_light_text(), s) - 3 * s, c->size - 14 * s - 3,
-                    cli_light_text(), s, k_text);
+        snprintf(sigma, sizeof sigma, "SMOKE: SIGMA %.3g PER TRACER", (double)g_sigma_used);
+        draw_legend_line(im, c, 0, sigma);
+        draw_legend_line(im, c, 1, cli_light_text());
     } else if (!c->density) {
-        const char *legend = "TRACERS: BRIGHTER = MORE PER PIXEL; VORTONS RED; BODIES AMBER";
-        if (text_width(legend, s) < c->size - 6 * s)
-            image_label(im, c->size - text_width(legend, s) - 3 * s, c->size - 14 * s - 3, legend, s,
-                        k_text);
+        draw_legend_line(im, c, 0, "BRIGHT: MORE TRACERS");
+        draw_legend_line(im, c, 1, "RED: VORTONS  AMBER: BODIES");
     }
 }
 
