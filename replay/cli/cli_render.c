@@ -46,6 +46,7 @@ typedef struct camera {
     float extinction;    /* --extinction, 0: per frame */
     char source[96];     /* the file's name as the pictures show it */
     char label[96];      /* the same in upper case, for the image's font */
+    bool diff;           /* render-diff: its own labels take the legend's place */
 } camera;
 
 /* Extinction of the last panel drawn with --volume (its legend and the PNG
@@ -383,7 +384,7 @@ static void draw_view_legend(image *im, const camera *c) {
         snprintf(sigma, sizeof sigma, "SMOKE: SIGMA %.3g PER TRACER", (double)g_sigma_used);
         draw_legend_line(im, c, 0, sigma);
         draw_legend_line(im, c, 1, cli_light_text());
-    } else if (!c->density) {
+    } else if (!c->density && !c->diff) {
         draw_legend_line(im, c, 0, "BRIGHT: MORE TRACERS");
         draw_legend_line(im, c, 1, "RED: VORTONS  AMBER: BODIES");
     }
@@ -623,10 +624,36 @@ int cmd_render(const cli_options *o) {
 /* ---------------------------------------------------------------- diff */
 static bool bits_differ(const void *a, const void *b, size_t n) { return memcmp(a, b, n) != 0; }
 
-/* Circle the particles whose state differs between the two worlds; returns
- * how many differ (a particle present in one world only counts). */
-static int64_t mark_differences(image *im, const camera *c, eddy_world *a, eddy_world *b) {
-    int64_t differ = 0;
+/* A particle whose state differs between the two worlds: where it is in
+ * this panel's world and how far apart its two positions are (a particle
+ * that exists in one world only, or differs in another field, counts as
+ * 1e-30 apart: it differs, by no measurable distance). */
+typedef struct difference {
+    eddy_vec3 at;
+    float apart;
+    bool vorton;
+} difference;
+
+typedef struct difference_list {
+    difference *items;
+    int64_t count, capacity;
+} difference_list;
+
+static bool difference_push(difference_list *l, eddy_vec3 at, eddy_vec3 other, bool both, bool vorton) {
+    if (l->count == l->capacity) {
+        const int64_t cap = l->capacity ? 2 * l->capacity : 1024;
+        difference *q = realloc(l->items, (size_t)cap * sizeof *q);
+        if (!q) return false;
+        l->items = q, l->capacity = cap;
+    }
+    const float dx = at.x - other.x, dy = at.y - other.y, dz = at.z - other.z;
+    float apart = both ? sqrtf(dx * dx + dy * dy + dz * dz) : 0.0f;
+    if (!(apart > 1e-30f)) apart = 1e-30f;
+    l->items[l->count++] = (difference){at, apart, vorton};
+    return true;
+}
+
+static void collect_differences(difference_list *l, eddy_world *a, eddy_world *b) {
     eddy_vorton va, vb;
     for (int i = 0;; ++i) {
         const int na = eddy_world_get_vortons(a, i, 1, &va),
@@ -635,10 +662,7 @@ static int64_t mark_differences(image *im, const camera *c, eddy_world *a, eddy_
         if (na == 1 && nb == 1 && !bits_differ(&va.position, &vb.position, sizeof(eddy_vec3) * 3) &&
             !bits_differ(&va.density_deviation, &vb.density_deviation, sizeof(float)))
             continue;
-        ++differ;
-        float x, y;
-        to_pixel(c, na == 1 ? va.position : vb.position, &x, &y);
-        image_fill_disc(im, x, y, 4.0f, k_highlight, 0.9f);
+        if (na == 1) difference_push(l, va.position, nb == 1 ? vb.position : va.position, nb == 1, true);
     }
     eddy_tracer ta, tb;
     for (int i = 0;; ++i) {
@@ -648,12 +672,54 @@ static int64_t mark_differences(image *im, const camera *c, eddy_world *a, eddy_
         if (na == 1 && nb == 1 && !bits_differ(&ta.position, &tb.position, sizeof(eddy_vec3) * 2) &&
             !bits_differ(&ta.density_deviation, &tb.density_deviation, sizeof(float)))
             continue;
-        ++differ;
-        float x, y;
-        to_pixel(c, na == 1 ? ta.position : tb.position, &x, &y);
-        image_fill_disc(im, x, y, 2.5f, k_highlight, 0.9f);
+        if (na == 1) difference_push(l, ta.position, nb == 1 ? tb.position : ta.position, nb == 1, false);
     }
-    return differ;
+}
+
+static int by_apart_desc(const void *pa, const void *pb) {
+    const float a = ((const difference *)pa)->apart, b = ((const difference *)pb)->apart;
+    return a > b ? -1 : a < b;
+}
+
+/* yellow (1e-7 m apart or less) .. magenta (0.1 m or more), log scale */
+static rgb apart_colour(float apart) {
+    float t = (log10f(apart) + 7.0f) / 6.0f;
+    t = fmaxf(0.0f, fminf(1.0f, t));
+    return (rgb){255, (uint8_t)(230.0f * (1.0f - t) + 40.0f * t), (uint8_t)(40.0f + 215.0f * t)};
+}
+
+enum { MOST_DIVERGENT = 10 };
+
+/* Mark the particles whose state differs: each a small dot coloured by how
+ * far apart its two positions are (so a divergence that has spread
+ * everywhere still shows the scene under it), the MOST_DIVERGENT farthest
+ * apart ringed. Returns how many differ; *max_apart the largest distance. */
+static int64_t mark_differences(image *im, const camera *c, eddy_world *a, eddy_world *b,
+                                float *max_apart) {
+    difference_list l = {NULL, 0, 0};
+    collect_differences(&l, a, b);
+    *max_apart = 0.0f;
+    if (l.count > 0) qsort(l.items, (size_t)l.count, sizeof *l.items, by_apart_desc);
+    for (int64_t k = l.count - 1; k >= 0; --k) { /* the farthest apart drawn last, on top */
+        if (l.items[k].apart <= 1e-30f) continue; /* in one world only: counted, not drawn */
+        float x, y;
+        to_pixel(c, l.items[k].at, &x, &y);
+        const rgb col = apart_colour(l.items[k].apart);
+        image_fill_disc(im, x, y, l.items[k].vorton ? 2.0f : 1.0f, col, 1.0f);
+    }
+    for (int64_t k = 0; k < l.count && k < MOST_DIVERGENT && l.items[k].apart > 1e-30f; ++k) {
+        float x, y;
+        to_pixel(c, l.items[k].at, &x, &y);
+        for (int q = 0; q < 24; ++q) {
+            const float a0 = 6.2831853f * (float)q / 24.0f, a1 = 6.2831853f * (float)(q + 1) / 24.0f;
+            image_line(im, x + 7.0f * cosf(a0), y + 7.0f * sinf(a0), x + 7.0f * cosf(a1),
+                       y + 7.0f * sinf(a1), k_highlight);
+        }
+    }
+    if (l.count > 0 && l.items[0].apart > 1e-30f) *max_apart = l.items[0].apart;
+    const int64_t n = l.count;
+    free(l.items);
+    return n;
 }
 
 static int64_t mark_body_differences(image *im, const camera *c, eddy_world *a, eddy_world *b) {
@@ -701,23 +767,45 @@ static int first_divergent_frame(eddy_player *a, eddy_player *b, int64_t *frame)
 }
 
 static int draw_divergence(const cli_options *o, const camera *c, eddy_player **p,
-                           const char **names, int64_t frame) {
+                           const char **names, int64_t frame, bool different_worlds) {
     eddy_world *w[2] = {eddy_player_world(p[0]), eddy_player_world(p[1])};
     image panel[2] = {{0}, {0}}, out = {0};
     int code = EXIT_OK;
     int64_t differ = 0;
-    for (int k = 0; k < 2 && code == EXIT_OK; ++k)
-        if (!draw_panel(&panel[k], c, w[k], k ? "B" : "A"))
-            code = cli_fail(EXIT_IO, "out of memory");
     for (int k = 0; k < 2 && code == EXIT_OK; ++k) {
-        differ = mark_differences(&panel[k], c, w[k], w[1 - k]);
+        camera own = *c; /* each panel names its own file */
+        const char *slash = strrchr(names[k], '/');
+        snprintf(own.label, sizeof own.label, "%s", slash ? slash + 1 : names[k]);
+        char *comma = strchr(own.label, ',');
+        if (comma) *comma = '\0';
+        for (char *q = own.label; *q; ++q)
+            if (*q >= 'a' && *q <= 'z') *q = (char)(*q - 32);
+        if (!draw_panel(&panel[k], &own, w[k], k ? "B" : "A"))
+            code = cli_fail(EXIT_IO, "out of memory");
+    }
+    for (int k = 0; k < 2 && code == EXIT_OK; ++k) {
+        float apart = 0.0f;
+        differ = mark_differences(&panel[k], c, w[k], w[1 - k], &apart);
         differ += mark_body_differences(&panel[k], c, w[k], w[1 - k]);
         char title[300];
         snprintf(title, sizeof title, "%s: %s", k ? "B" : "A", names[k]);
+        for (char *q = title; *q; ++q)
+            if (*q >= 'a' && *q <= 'z' && *q != 'm' && *q != 's') *q = (char)(*q - 32);
         const int s = text_scale(c);
         image_label(&panel[k], 2 * s + 1, 16 * s + 3, title, s, k_text);
-        snprintf(title, sizeof title, "%lld DIFFER", (long long)differ);
+        if (apart > 0.0f)
+            snprintf(title, sizeof title, "%lld DIFFER, FARTHEST %.2g M APART", (long long)differ,
+                     (double)apart);
+        else
+            snprintf(title, sizeof title, "%lld DIFFER (NOT IN BOTH WORLDS, OR NOT IN POSITION)",
+                     (long long)differ);
         image_label(&panel[k], 2 * s + 1, 23 * s + 4, title, s, k_highlight);
+        image_label(&panel[k], 2 * s + 1, 30 * s + 5, "RINGS: 10 MOST DIVERGENT", s, k_highlight);
+        image_label(&panel[k], 2 * s + 1, 37 * s + 6, "DOTS: YELLOW 1E-7 M .. MAGENTA 0.1 M", s,
+                    apart_colour(1e-3f));
+        if (different_worlds)
+            image_label(&panel[k], 2 * s + 1, 44 * s + 7, "DIFFERENT WORLDS: FIRST FRAMES DIFFER", s,
+                        k_highlight);
     }
     if (code == EXIT_OK && !image_init(&out, 2 * c->size + 4, c->size, (rgb){90, 90, 90}))
         code = cli_fail(EXIT_IO, "out of memory");
@@ -767,13 +855,23 @@ int cmd_render_diff(const cli_options *o) {
     camera c;
     memset(&c, 0, sizeof c);
     if (code == EXIT_OK) code = setup_camera(o, &c, p, 2);
+    c.diff = true;
     int64_t frame = -1;
     if (code == EXIT_OK) code = first_divergent_frame(p[0], p[1], &frame);
     if (code == EXIT_OK && frame < 0) {
         printf("no divergence: A and B agree on every common frame; no picture written\n");
     } else if (code == EXIT_OK) {
         print_camera(o, &c);
-        code = draw_divergence(o, &c, p, name_of, frame);
+        /* the same world diverges after its first frame; two files that
+         * differ at their first common frame are different worlds */
+        const int64_t first_a = eddy_player_info(p[0]).first_frame;
+        const int64_t first_b = eddy_player_info(p[1]).first_frame;
+        const bool different = frame == (first_a > first_b ? first_a : first_b);
+        if (different)
+            printf("A and B are different worlds: they differ at their first common frame %lld "
+                   "(another scene, definition or initial state), not a divergence\n",
+                   (long long)frame);
+        code = draw_divergence(o, &c, p, name_of, frame, different);
     }
     for (int k = 0; k < 2; ++k) {
         eddy_player_close(p[k]);
