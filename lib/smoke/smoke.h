@@ -29,6 +29,9 @@ struct eddy_smoke_volume {
      * reads them front to back instead of chasing tracer indices */
     float *sorted_coord;
     int sorted_coord_capacity;
+    int *by_plane;         /* tracers grouped by bin plane (pass 2) */
+    int *sort_scratch;     /* per chunk and plane counts, plane starts */
+    int sort_capacity;
 };
 
 void eddy_smoke_set_error(const char *format, ...) EDDY_PRINTF_LIKE(1, 2);

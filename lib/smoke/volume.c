@@ -9,8 +9,9 @@
  *      b + 1, so bins run from -1 to n - 1 on each axis ((n + 1)^3 bins).
  *      Each chunk writes its tracers' bin slots only. Tracers whose 8 voxels
  *      all lie outside get bin -1.
- *   2. counting sort (serial, integers only): tracers by bin, ties by tracer
- *      index. Integer counts are exact, so nothing here can round.
+ *   2. counting sort (integers only): tracers by bin, ties by tracer index,
+ *      in parallel by bin plane (pass 2's note). Integer counts are exact,
+ *      so nothing here can round, and the order is one serial sort's.
  *   3. accumulate (parallel, one chunk per voxel plane k): the plane's
  *      owner walks the two bin planes that reach it (k-1 and k) in sorted
  *      order (bins ascending z, y, x; each bin's tracers by index) and adds
@@ -28,8 +29,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-enum { SMOKE_BIN_CHUNK = 4096 };
 
 static _Thread_local char g_smoke_error[256];
 
@@ -130,6 +129,8 @@ void eddy_smoke_volume_destroy(eddy_smoke_volume *v) {
     free(v->bin_start);
     free(v->sorted);
     free(v->sorted_coord);
+    free(v->by_plane);
+    free(v->sort_scratch);
     free(v);
 }
 
@@ -139,11 +140,17 @@ int64_t eddy_smoke_volume_frame(const eddy_smoke_volume *v) { return v ? v->fram
 int eddy_smoke_volume_tracer_count(const eddy_smoke_volume *v) { return v ? v->tracer_count : 0; }
 
 /* ---------------------------------------------------------------- pass 1: bins */
-typedef struct bin_job {
-    const eddy_smoke_volume *v;
+typedef struct sort_job {
+    eddy_smoke_volume *v;
     const particle_array *tracers;
-    int *bin_of;
-} bin_job;
+    int planes;        /* bin planes along z: n[2] + 1 */
+    int plane_bins;    /* bins per plane: (n[0] + 1) (n[1] + 1) */
+    int *plane_count;  /* chunks x planes: tracers of each chunk in each plane */
+    int *plane_start;  /* planes + 1: first slot of each plane in the sort */
+    int *by_plane;     /* tracers grouped by plane, each group in tracer order */
+} sort_job;
+
+enum { SMOKE_BIN_CHUNK = 4096 };
 
 /* floor of u for u in a range where (int) truncation needs one fix-up. */
 static int floor_int(float u) {
@@ -158,46 +165,84 @@ static int axis_bin(const eddy_smoke_volume *v, int a, float p) {
     return floor_int(u) + 1;
 }
 
+/* Each tracer's bin, and the chunk's count per bin plane (its own row). */
 static void bin_chunk(int chunk, int begin, int end, void *context) {
-    const bin_job *job = context;
+    const sort_job *job = context;
     const eddy_smoke_volume *v = job->v;
     const particle_array *t = job->tracers;
     const int sx = v->n[0] + 1, sy = v->n[1] + 1;
-    (void)chunk;
+    int *count = job->plane_count + (size_t)chunk * (size_t)job->planes;
+    memset(count, 0, (size_t)job->planes * sizeof(int));
     for (int i = begin; i < end; ++i) {
         const int bx = axis_bin(v, 0, t->px[i]), by = axis_bin(v, 1, t->py[i]),
                   bz = axis_bin(v, 2, t->pz[i]);
-        job->bin_of[i] = (bx < 0 || by < 0 || bz < 0) ? -1 : bx + sx * (by + sy * bz);
+        const bool in = bx >= 0 && by >= 0 && bz >= 0;
+        v->bin_of[i] = in ? bx + sx * (by + sy * bz) : -1;
+        if (in) ++count[bz];
     }
 }
 
-/* ---------------------------------------------------------------- pass 2: sort */
-static int counting_sort(eddy_smoke_volume *v, const particle_array *t, int n) {
-    const int bins = bin_count(v);
-    int *restrict start = v->bin_start;
-    const int *restrict bin_of = v->bin_of;
-    int *restrict sorted = v->sorted;
-    float *restrict c = v->sorted_coord;
-    const float *px = t->px, *py = t->py, *pz = t->pz;
-    memset(start, 0, ((size_t)bins + 1) * sizeof(int));
-    for (int i = 0; i < n; ++i)
-        if (bin_of[i] >= 0) ++start[bin_of[i] + 1];
-    for (int b = 0; b < bins; ++b) start[b + 1] += start[b];
-    const int placed = start[bins];
-    /* place in tracer order: start[b] walks from the bin's start to its end,
-     * then is shifted back so start[b] is again the bin's first slot */
-    for (int i = 0; i < n; ++i) {
-        const int b = bin_of[i];
-        if (b < 0) continue;
-        const int slot = start[b]++;
-        sorted[slot] = i;
-        c[3 * slot + 0] = eddy_smoke_voxel_coord(v, 0, px[i]);
-        c[3 * slot + 1] = eddy_smoke_voxel_coord(v, 1, py[i]);
-        c[3 * slot + 2] = eddy_smoke_voxel_coord(v, 2, pz[i]);
+/* ---------------------------------------------------------------- pass 2: sort
+ * In three steps, integers only: (a) serial: each chunk's first slot in each
+ * plane, planes in order, chunks in order within a plane; (b) per chunk:
+ * its tracers into their plane's group, in tracer order; (c) per plane: a
+ * counting sort of its group by bin (stable, so ties stay in tracer order).
+ * The result is the order of one serial counting sort by bin with ties by
+ * tracer index, for any worker count. */
+static int plane_offsets(sort_job *job, int chunks) {
+    int total = 0;
+    for (int p = 0; p < job->planes; ++p) {
+        job->plane_start[p] = total;
+        for (int c = 0; c < chunks; ++c) {
+            int *cell = job->plane_count + (size_t)c * (size_t)job->planes + p;
+            const int n = *cell;
+            *cell = total; /* now the chunk's first slot in plane p */
+            total += n;
+        }
     }
-    memmove(start + 1, start, (size_t)bins * sizeof(int));
-    start[0] = 0;
-    return placed;
+    job->plane_start[job->planes] = total;
+    return total;
+}
+
+static void group_chunk(int chunk, int begin, int end, void *context) {
+    const sort_job *job = context;
+    const eddy_smoke_volume *v = job->v;
+    int *cursor = job->plane_count + (size_t)chunk * (size_t)job->planes;
+    for (int i = begin; i < end; ++i) {
+        const int b = v->bin_of[i];
+        if (b >= 0) job->by_plane[cursor[b / job->plane_bins]++] = i;
+    }
+}
+
+static void plane_sort_chunk(int chunk, int begin, int end, void *context) {
+    const sort_job *job = context;
+    eddy_smoke_volume *v = job->v;
+    const particle_array *t = job->tracers;
+    (void)chunk;
+    for (int p = begin; p < end; ++p) {
+        const int first = job->plane_start[p], last = job->plane_start[p + 1];
+        const int b0 = p * job->plane_bins, m = job->plane_bins;
+        int *start = v->bin_start + b0; /* this plane's bins: owned here */
+        memset(start, 0, (size_t)m * sizeof(int));
+        for (int s = first; s < last; ++s) ++start[v->bin_of[job->by_plane[s]] - b0];
+        int at = first;
+        for (int b = 0; b < m; ++b) {
+            const int n = start[b];
+            start[b] = at;
+            at += n;
+        }
+        for (int s = first; s < last; ++s) {
+            const int i = job->by_plane[s];
+            const int slot = start[v->bin_of[i] - b0]++;
+            v->sorted[slot] = i;
+            v->sorted_coord[3 * slot + 0] = eddy_smoke_voxel_coord(v, 0, t->px[i]);
+            v->sorted_coord[3 * slot + 1] = eddy_smoke_voxel_coord(v, 1, t->py[i]);
+            v->sorted_coord[3 * slot + 2] = eddy_smoke_voxel_coord(v, 2, t->pz[i]);
+        }
+        /* each start[b] ran to its bin's end: shift back to the starts */
+        for (int b = m - 1; b > 0; --b) start[b] = start[b - 1];
+        start[0] = first;
+    }
 }
 
 /* ---------------------------------------------------------------- pass 3: gather */
@@ -265,7 +310,20 @@ static bool scratch_reserve(eddy_smoke_volume *v, int n) {
     float *c = realloc(v->sorted_coord, 3 * (size_t)n * sizeof(float));
     if (!c) return false;
     v->sorted_coord = c;
+    int *g = realloc(v->by_plane, (size_t)n * sizeof(int));
+    if (!g) return false;
+    v->by_plane = g;
     v->bin_of_capacity = v->sorted_capacity = v->sorted_coord_capacity = n;
+    return true;
+}
+
+static bool sort_reserve(eddy_smoke_volume *v, int chunks, int planes) {
+    const size_t cells = (size_t)chunks * (size_t)planes + (size_t)planes + 1;
+    if (cells <= (size_t)v->sort_capacity) return true;
+    int *q = realloc(v->sort_scratch, cells * sizeof(int));
+    if (!q) return false;
+    v->sort_scratch = q;
+    v->sort_capacity = (int)cells;
     return true;
 }
 
@@ -275,12 +333,19 @@ eddy_status eddy_smoke_volume_update(eddy_smoke_volume *v, const eddy_world *wor
         return EDDY_ERROR_INVALID_ARGUMENT;
     }
     const particle_array *t = &world->tracers;
-    if (!scratch_reserve(v, t->count > 0 ? t->count : 1)) return EDDY_ERROR_OUT_OF_MEMORY;
+    const int chunks = chunk_count(t->count, SMOKE_BIN_CHUNK);
+    const int planes = v->n[2] + 1;
+    if (!scratch_reserve(v, t->count > 0 ? t->count : 1) || !sort_reserve(v, chunks, planes))
+        return EDDY_ERROR_OUT_OF_MEMORY;
+    sort_job job = {v, t, planes, (v->n[0] + 1) * (v->n[1] + 1), v->sort_scratch,
+                    v->sort_scratch + (size_t)chunks * (size_t)planes, v->by_plane};
     const uint32_t caller_mode = eddy_fpenv_get();
     eddy_fpenv_set(world->tasks.fp_canonical);
-    bin_job bins = {v, t, v->bin_of};
-    eddy_parallel_for(&world->tasks, t->count, SMOKE_BIN_CHUNK, bin_chunk, &bins);
-    v->tracer_count = counting_sort(v, t, t->count);
+    eddy_parallel_for(&world->tasks, t->count, SMOKE_BIN_CHUNK, bin_chunk, &job);
+    v->tracer_count = plane_offsets(&job, chunks);
+    eddy_parallel_for(&world->tasks, t->count, SMOKE_BIN_CHUNK, group_chunk, &job);
+    eddy_parallel_for(&world->tasks, planes, 1, plane_sort_chunk, &job);
+    v->bin_start[bin_count(v)] = v->tracer_count;
     gather_job gather = {v, v->def.tracer_amount * v->inv_cell_volume};
     eddy_parallel_for(&world->tasks, v->n[2], 1, gather_chunk, &gather);
     eddy_fpenv_set(caller_mode);
