@@ -4,8 +4,12 @@
  * and the bits of volumes and queries across worker counts. */
 #include <criterion/criterion.h>
 
+#include <fenv.h>
 #include <math.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 #include <string.h>
 
 #include "eddy/eddy.h"
@@ -182,4 +186,40 @@ Test(smoke, volume_and_sight_identical_for_1_to_16_workers, .timeout = 600) {
         cr_assert_eq(memcmp(other.transmittance, ref.transmittance, sizeof ref.transmittance), 0,
                      "%d workers", workers[k]);
     }
+}
+
+/* The caller's FP mode (round toward zero, denormals flushed) never reaches
+ * the volume or the queries: they run in the world's canonical mode and
+ * give the bits of a normal caller, and the caller gets its mode back. */
+Test(smoke, hostile_caller_fp_mode_changes_nothing, .timeout = 300) {
+    static smoke_bits normal, hostile;
+    noise_cloud_bits(2, 2, &normal);
+    eddy_world_def base = eddy_world_def_default();
+    base.worker_count = 2;
+    eddy_world *w = NULL;
+    cr_assert_eq(eddy_scene_create("noise_cloud", &base, &w), EDDY_OK);
+    eddy_scene_input in;
+    for (int f = 0; f < 2; ++f)
+        cr_assert_eq(eddy_world_step(w, eddy_scene_input_for("noise_cloud", f, &in)), EDDY_OK);
+    eddy_smoke_volume *v = cube_volume(-1.25f, 1.25f, 48, 1.0f);
+    static eddy_sight_segment s[SIGHT_SEGMENTS];
+    cloud_segments(s, SIGHT_SEGMENTS);
+    fesetround(FE_TOWARDZERO);
+#if defined(__SSE2__)
+    _mm_setcsr(_mm_getcsr() | 0x8040u);
+#endif
+    cr_assert_eq(eddy_smoke_volume_update(v, w), EDDY_OK);
+    cr_assert_eq(eddy_smoke_transmittance(w, v, 5e-5f, s, SIGHT_SEGMENTS, hostile.transmittance, NULL),
+                 EDDY_OK);
+    const int round = fegetround();
+    fesetround(FE_TONEAREST);
+#if defined(__SSE2__)
+    _mm_setcsr(0x1F80u);
+#endif
+    cr_assert_eq(round, FE_TOWARDZERO, "the caller's rounding mode was not given back");
+    hostile.volume_hash = eddy_smoke_volume_hash(v);
+    cr_assert_eq(hostile.volume_hash, normal.volume_hash);
+    cr_assert_eq(memcmp(hostile.transmittance, normal.transmittance, sizeof normal.transmittance), 0);
+    eddy_smoke_volume_destroy(v);
+    eddy_world_destroy(w);
 }
