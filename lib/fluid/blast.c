@@ -166,8 +166,8 @@ static void blast_chunk(int chunk, int begin, int end, void *context) {
 
 static void blasts_push(eddy_world *w, particle_array *a, bool tracers, float dt) {
     if (w->blast_count == 0 || a->count == 0) return;
-    blast_job *job = malloc(sizeof *job);
-    EDDY_ASSERT(job != NULL);
+    blast_job job_storage; /* about 6 kB: on the stack, no allocation in the step */
+    blast_job *job = &job_storage;
     job->w = w;
     job->a = a;
     job->tracers = tracers;
@@ -184,7 +184,6 @@ static void blasts_push(eddy_world *w, particle_array *a, bool tracers, float dt
         job->scale[k] = 3.0f * q * dt / (4.0f * EDDY_PI);
     }
     if (job->count > 0) eddy_parallel_for(&w->tasks, a->count, BLAST_CHUNK, blast_chunk, job);
-    free(job);
 }
 
 void eddy_phase_blast_tracers(eddy_world *w, float dt) { blasts_push(w, &w->tracers, true, dt); }
