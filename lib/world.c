@@ -28,6 +28,7 @@ static void world_free(eddy_world *w) {
     eddy_particles_free(&w->vortons);
     eddy_particles_free(&w->tracers);
     free(w->emitters);
+    free(w->blasts);
     eddy_tree_free(&w->tree);
     eddy_partition_free(&w->part);
     free(w->velocity);
@@ -345,6 +346,7 @@ static eddy_status emitter_command_check(eddy_world *w, const eddy_emitter_comma
 }
 
 static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
+    eddy_status s;
     if (in->flags & ~(uint32_t)(EDDY_INPUT_SET_GRAVITY | EDDY_INPUT_SET_WIND)) {
         eddy_world_set_error(w, "input flags have unknown bits 0x%x", (unsigned)in->flags);
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -372,7 +374,7 @@ static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
     int64_t burst_vortons = 0, burst_tracers = 0;
     for (int k = 0; k < in->emitter_command_count; ++k) {
         const eddy_emitter_command *c = &in->emitter_commands[k];
-        eddy_status s = emitter_command_check(w, c, k);
+        s = emitter_command_check(w, c, k);
         if (s != EDDY_OK) return s;
         if (c->type != EDDY_EMITTER_BURST) continue;
         burst_vortons += c->vorton_count;
@@ -383,6 +385,8 @@ static eddy_status input_validate(eddy_world *w, const eddy_input *in) {
             return EDDY_ERROR_INVALID_ARGUMENT;
         }
     }
+    s = eddy_impulses_validate(w, in);
+    if (s != EDDY_OK) return s;
     return eddy_bodies_validate_commands(w, in);
 }
 
@@ -456,6 +460,10 @@ static bool input_apply(eddy_world *w, const eddy_input *in) {
         case EDDY_EMITTER_CREATE: break;
         }
     }
+    if (!eddy_blasts_add(w, in->blasts, in->blast_count)) return false;
+    if (!eddy_bullets_add_wakes(w, in->bullets, in->bullet_count)) return false;
+    w->step_bullets = in->bullets;
+    w->step_bullet_count = in->bullet_count;
     return eddy_bodies_apply_commands(w, in);
 }
 
@@ -538,6 +546,9 @@ static bool substep(eddy_world *w, float dt, bool first) {
         PHASE(w, EDDY_PHASE_KILL_EMIT, eddy_phase_kill_by_age(w, &w->vortons, w->def.vorton_max_age));
     }
     PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_advect_tracers(w, dt));
+    /* blasts and bullets push the smoke before the walls see it (blast.c) */
+    if (first) PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_bullet_tracers(w));
+    PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_blast_tracers(w, dt));
     PHASE(w, EDDY_PHASE_COLLIDE_TRACERS, ok = eddy_phase_collide_tracers(w));
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_KILL_EMIT, ok = eddy_phase_emit(w) && scratch_reserve(w, w->vortons.count));
@@ -557,6 +568,9 @@ static bool substep(eddy_world *w, float dt, bool first) {
         PHASE(w, EDDY_PHASE_DIFFUSION, eddy_phase_diffuse(w, dt));
         PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_advect_vortons(w, dt));
     }
+    if (first) PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_bullet_vortons(w));
+    PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_blast_vortons(w, dt));
+    eddy_blasts_advance(w, dt);
     PHASE(w, EDDY_PHASE_COLLIDE_VORTONS, ok = eddy_phase_collide_vortons(w));
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_BODIES, eddy_phase_body_forces(w); eddy_phase_find_held_bodies(w);
@@ -609,6 +623,8 @@ static eddy_status world_step_held(eddy_world *w, const eddy_input *input) {
     const float dt = w->def.dt / (float)w->def.substeps;
     for (int k = 0; k < w->def.substeps && ok; ++k) ok = substep(w, dt, k == 0);
     eddy_bodies_end_step(w); /* input forces act for the whole step, every substep */
+    w->step_bullets = NULL;  /* the input's array: never kept past the step */
+    w->step_bullet_count = 0;
     bool nonfinite = false;
     if (ok) {
         PHASE(w, EDDY_PHASE_DIAGNOSTICS, eddy_phase_diagnostics(w));

@@ -102,7 +102,8 @@ static eddy_status check_versions(const eddy_replay_fingerprint *r, const eddy_r
     struct { const char *name; uint32_t recorded, current, oldest; } v[] = {
         {"hash spec", r->hash_spec_version, c->hash_spec_version, c->hash_spec_version},
         {"snapshot format", r->snapshot_version, c->snapshot_version, c->snapshot_version},
-        {"input encoding", r->input_version, c->input_version, c->input_version},
+        /* input encoding 1 is a subset of 2 (inputs without blasts or bullets) */
+        {"input encoding", r->input_version, c->input_version, 1},
         {"definition encoding", r->def_version, c->def_version, 1},
     };
     for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k)

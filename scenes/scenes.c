@@ -82,6 +82,11 @@ static const scene_entry k_scenes[] = {
     {{"plume_plate",
       "benchmark (part 13): light plume under a fixed plate, two balls, 50k tracers", 400},
      0x5eed0019u, scene_build_plume_plate, scene_populate_plume_plate, NULL},
+    {{"smoke_grenade",
+      "a grenade fills a closed 6x4x3 room with smoke; a blast and two bullets open the sight line",
+      300},
+     0x5eed001au, scene_build_smoke_grenade, scene_populate_smoke_grenade,
+     scene_input_smoke_grenade},
 };
 
 enum { k_scene_count = (int)(sizeof k_scenes / sizeof k_scenes[0]) };

@@ -9,6 +9,7 @@
 #define EDDY_SCENES_H
 
 #include "eddy/eddy.h"
+#include "eddy/smoke.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,6 +27,8 @@ typedef struct eddy_scene_input {
     eddy_input input;
     eddy_emitter_command emitter_commands[EDDY_SCENE_MAX_COMMANDS];
     eddy_body_command body_commands[EDDY_SCENE_MAX_COMMANDS];
+    eddy_blast blasts[EDDY_SCENE_MAX_COMMANDS];
+    eddy_bullet bullets[EDDY_SCENE_MAX_COMMANDS];
 } eddy_scene_input;
 
 int eddy_scene_count(void);
@@ -48,6 +51,14 @@ eddy_status eddy_scene_create(const char *name, const eddy_world_def *base, eddy
  * (frame = eddy_world_frame(world) before the step). Returns &out->input,
  * or NULL if the scene has no input for that step. */
 const eddy_input *eddy_scene_input_for(const char *name, int64_t frame, eddy_scene_input *out);
+
+/* Gameplay scenes (smoke_grenade): the two players' eyes and the extinction
+ * their sight queries use (m^2 per tracer). False for a scene without one. */
+#define EDDY_SCENE_SMOKE_EXTINCTION 2.0e-3f
+bool eddy_scene_sight_line(const char *name, eddy_vec3 *a, eddy_vec3 *b, float *extinction);
+/* A smoke volume over the scene's room (smoke_grenade: 96 x 64 x 48 voxels of
+ * 0.0625 m); the default volume for other scenes. */
+eddy_smoke_volume_def eddy_scene_smoke_volume(const char *name);
 
 #ifdef __cplusplus
 }

@@ -148,6 +148,11 @@ eddy_status scene_seed_tracers(scene_build *b, int m, scene_tracer_mode mode);
 
 /* ---------------------------------------------------------------- emitters */
 
+/* scenes_smoke.c */
+eddy_status scene_build_smoke_grenade(scene_build *b);
+eddy_status scene_populate_smoke_grenade(eddy_world *w, const scene_build *b);
+const eddy_input *scene_input_smoke_grenade(int64_t frame, eddy_scene_input *out);
+
 eddy_status scene_add_emitter(scene_build *b, const eddy_emitter_def *def);
 
 /* ---------------------------------------------------------------- lists */

@@ -13,6 +13,9 @@ packages=(build-essential cmake pkg-config libxxhash-dev libzstd-dev libcriterio
           qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
           emscripten nodejs chromium python3
           gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 wine64)
+# eddy-replay export --vdb and its round-trip test: OpenVDB, with the Boost
+# and TBB headers its own headers include.
+packages+=(libopenvdb-dev libboost-dev libtbb-dev)
 # xmllint: the cli_conventions test validates eddy-verify's JUnit XML with it.
 packages+=(libxml2-utils)
 # npm: Debian's package, unless an npm is already there (a nodejs from another

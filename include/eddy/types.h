@@ -371,6 +371,57 @@ typedef struct eddy_body_command {
     eddy_body_def def;           /* EDDY_BODY_CREATE */
 } eddy_body_command;
 
+/* ------------------------------------------------------------ blasts and bullets
+ * Gameplay impulses on the fluid (docs/gameplay.md, "Blasts and bullets").
+ * Both act on tracers and vortons alike (they move the air, and the smoke
+ * with it), are recorded in replays like every input, and are checked
+ * against these ranges like the commands (EDDY_ERROR_INVALID_ARGUMENT, the
+ * message naming the blast or bullet index and the field). */
+#define EDDY_MAX_BLAST_STRENGTH 1.0e6f  /* |strength| of a blast, m^3/s */
+#define EDDY_MAX_BLAST_DURATION 600.0f  /* duration and refill_duration, s */
+enum {
+    EDDY_MAX_BLASTS_PER_INPUT = 64,
+    EDDY_MAX_BULLETS_PER_INPUT = 256,
+    EDDY_MAX_ACTIVE_BLASTS = 256,     /* blasts still acting, this input's included */
+};
+
+/* A blast: a potential source at position that blows for `duration`
+ * seconds with volume flow `strength` (m^3/s), then, for refill_duration
+ * seconds, a sink returning the same volume (strength * duration), as the
+ * negative phase of a real blast draws the air back in; 0 means no refill.
+ * Its flow, u(x) = Q(t) (x - c) / (4 pi |x - c|^3), moves every tracer and
+ * vorton on top of its own motion, integrated exactly over each substep: a
+ * particle at distance r goes radially to (r^3 + 3 Q dt / (4 pi))^(1/3).
+ * Q = strength while it blows and -strength * duration / refill_duration
+ * while it refills: the cavity of volume strength * duration opens, then
+ * closes. Irrotational, so vorticity is not changed. The sink pulls no
+ * particle closer to the centre than `radius`.
+ * A blast is part of the world's state from the step its input is given
+ * until it ends (hashed in the globals and kept in snapshots while any is
+ * active). */
+typedef struct eddy_blast {
+    eddy_vec3 position;
+    float strength;         /* (0, EDDY_MAX_BLAST_STRENGTH] */
+    float duration;         /* (0, EDDY_MAX_BLAST_DURATION] s */
+    float refill_duration;  /* [0, EDDY_MAX_BLAST_DURATION] s */
+    float radius;           /* [1e-3, 1e4] m */
+} eddy_blast;
+
+/* A bullet: the segment from -> to it swept this step, with a radius. In
+ * the step it is given, every tracer and vorton within radius of the
+ * segment (projecting inside it) moves radially out to
+ * sqrt(r^2 + radius^2) from the axis (the disc of radius `radius` is mapped
+ * onto the ring out to radius sqrt 2 with its area kept: the smoke is pushed
+ * aside, none is lost), and a wake of vortons is left on the tunnel's wall:
+ * rings of 4 every max(vorton_radius, length / 64) along the path, with
+ * vorticity wake_vorticity * (direction x outward normal), so they drive the
+ * air along the tunnel behind the bullet (0: no wake). */
+typedef struct eddy_bullet {
+    eddy_vec3 from, to;     /* |from - to| <= 1e4 m */
+    float radius;           /* [1e-3, 100] m */
+    float wake_vorticity;   /* |.| <= EDDY_MAX_VORTICITY, 1/s */
+} eddy_bullet;
+
 enum {
     EDDY_INPUT_SET_GRAVITY = 1u << 0,
     EDDY_INPUT_SET_WIND = 1u << 1,
@@ -385,6 +436,10 @@ typedef struct eddy_input {
     int emitter_command_count;
     const eddy_body_command *body_commands;
     int body_command_count;
+    const eddy_blast *blasts;    /* up to EDDY_MAX_BLASTS_PER_INPUT */
+    int blast_count;
+    const eddy_bullet *bullets;  /* up to EDDY_MAX_BULLETS_PER_INPUT */
+    int bullet_count;
 } eddy_input;
 
 /* Step phases, in the order the step runs them. */

@@ -312,6 +312,14 @@ typedef enum wall_poisoning {
 /* Heun's step keeps 9 per-vorton arrays: x, y, z, wx, wy, wz, vx, vy, vz */
 enum { HEUN_ARRAYS = 9 };
 
+/* A blast still acting (lib/fluid/blast.c): its input and the seconds since
+ * it started (advanced by each substep's dt). State: hashed in the globals
+ * and snapshotted while any is active. */
+typedef struct active_blast {
+    eddy_blast def;
+    float elapsed;
+} active_blast;
+
 typedef struct eddy_world {
     eddy_world_def def;
     task_system tasks;
@@ -364,6 +372,13 @@ typedef struct eddy_world {
     size_t partials_bytes;
 
     eddy_diagnostics diagnostics;
+
+    /* blasts still acting, in the order their inputs gave them */
+    active_blast *blasts;
+    int blast_count, blast_capacity;
+    /* the bullets of the step being run (the input's array; NULL between steps) */
+    const eddy_bullet *step_bullets;
+    int step_bullet_count;
     eddy_profile profile;
     eddy_frame_hash last_hash;
     bool hash_valid;

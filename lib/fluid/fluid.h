@@ -28,6 +28,17 @@ bool eddy_pse_reserve(eddy_world *w, int vortons); /* diffusion's own scratch */
 void eddy_phase_advect_vortons(eddy_world *w, float dt);
 void eddy_phase_diagnostics(eddy_world *w);
 
+/* Blasts and bullets (blast.c): the input's check and application, the
+ * pushes each substep runs after the advections, the blasts' clock. */
+eddy_status eddy_impulses_validate(eddy_world *w, const eddy_input *in);
+bool eddy_blasts_add(eddy_world *w, const eddy_blast *blasts, int count); /* false: out of memory */
+bool eddy_bullets_add_wakes(eddy_world *w, const eddy_bullet *bullets, int count);
+void eddy_phase_blast_tracers(eddy_world *w, float dt);
+void eddy_phase_blast_vortons(eddy_world *w, float dt);
+void eddy_phase_bullet_tracers(eddy_world *w);
+void eddy_phase_bullet_vortons(eddy_world *w);
+void eddy_blasts_advance(eddy_world *w, float dt);
+
 /* Influence tree (tree.c) and partition (partition.c). */
 /* Levels: every axis halved per level (the original's tree), or, with
  * cubic_levels, eddy_grid_coarsen_cubic's near-cubic cells (the multipole's:

@@ -352,6 +352,20 @@ static uint64_t globals_block_hash(const eddy_world *w) {
     for (int i = 0; i < w->emitter_count; ++i) put_emitter(&wr, &w->emitters[i]);
     put_diagnostics(&wr, &w->diagnostics);
     put_grid(&wr, w);
+    /* Active blasts (lib/fluid/blast.c), only while there are any: a world
+     * that never had one hashes as before blasts existed (hash spec 1). */
+    if (w->blast_count > 0) {
+        put_u32(&wr, (uint32_t)w->blast_count);
+        for (int b = 0; b < w->blast_count; ++b) {
+            const active_blast *a = &w->blasts[b];
+            put_vec3(&wr, a->def.position);
+            put_f32(&wr, a->def.strength);
+            put_f32(&wr, a->def.duration);
+            put_f32(&wr, a->def.refill_duration);
+            put_f32(&wr, a->def.radius);
+            put_f32(&wr, a->elapsed);
+        }
+    }
     return writer_digest(&wr);
 }
 

@@ -647,14 +647,40 @@ static bool put_body_command(wire_writer *w, const eddy_body_command *c) {
 
 static bool input_shape_ok(const eddy_input *in) {
     return (in->flags & ~(uint32_t)INPUT_KNOWN_FLAGS) == 0 && in->emitter_command_count >= 0 &&
+           in->blast_count >= 0 && in->blast_count <= EDDY_MAX_BLASTS_PER_INPUT &&
+           in->bullet_count >= 0 && in->bullet_count <= EDDY_MAX_BULLETS_PER_INPUT &&
+           (in->blast_count == 0 || in->blasts) && (in->bullet_count == 0 || in->bullets) &&
            in->emitter_command_count <= INPUT_MAX_COMMANDS && in->body_command_count >= 0 &&
            in->body_command_count <= INPUT_MAX_COMMANDS &&
            (in->emitter_command_count == 0 || in->emitter_commands) &&
            (in->body_command_count == 0 || in->body_commands);
 }
 
+/* Version 2 adds the blasts and bullets after the body commands; an input
+ * without any is written in version 1, byte for byte as before. */
+static void put_impulses(wire_writer *w, const eddy_input *in) {
+    eddy_wire_put_u32(w, (uint32_t)in->blast_count);
+    for (int k = 0; k < in->blast_count; ++k) {
+        const eddy_blast *b = &in->blasts[k];
+        eddy_wire_put_vec3(w, b->position);
+        eddy_wire_put_f32(w, b->strength);
+        eddy_wire_put_f32(w, b->duration);
+        eddy_wire_put_f32(w, b->refill_duration);
+        eddy_wire_put_f32(w, b->radius);
+    }
+    eddy_wire_put_u32(w, (uint32_t)in->bullet_count);
+    for (int k = 0; k < in->bullet_count; ++k) {
+        const eddy_bullet *b = &in->bullets[k];
+        eddy_wire_put_vec3(w, b->from);
+        eddy_wire_put_vec3(w, b->to);
+        eddy_wire_put_f32(w, b->radius);
+        eddy_wire_put_f32(w, b->wake_vorticity);
+    }
+}
+
 static bool put_input(wire_writer *w, const eddy_input *in) {
-    eddy_wire_put_u16(w, EDDY_INPUT_ENCODING_VERSION);
+    const bool impulses = in->blast_count > 0 || in->bullet_count > 0;
+    eddy_wire_put_u16(w, impulses ? 2 : 1);
     eddy_wire_put_u32(w, in->flags);
     if (in->flags & EDDY_INPUT_SET_GRAVITY) eddy_wire_put_vec3(w, in->gravity);
     if (in->flags & EDDY_INPUT_SET_WIND) eddy_wire_put_vec3(w, in->wind);
@@ -664,6 +690,7 @@ static bool put_input(wire_writer *w, const eddy_input *in) {
     eddy_wire_put_u32(w, (uint32_t)in->body_command_count);
     for (int k = 0; k < in->body_command_count; ++k)
         if (!put_body_command(w, &in->body_commands[k])) return false;
+    if (impulses) put_impulses(w, in);
     return true;
 }
 
@@ -688,6 +715,9 @@ struct eddy_input_storage {
     eddy_emitter_command *emitter_commands;
     eddy_body_command *body_commands;
     int emitter_capacity, body_capacity;
+    int version; /* of the input being decoded */
+    eddy_blast blasts[EDDY_MAX_BLASTS_PER_INPUT];
+    eddy_bullet bullets[EDDY_MAX_BULLETS_PER_INPUT];
 };
 
 eddy_input_storage *eddy_input_storage_create(void) {
@@ -766,13 +796,14 @@ static void get_body_command(wire_reader *r, eddy_body_command *c, uint32_t k) {
     c->type = (eddy_body_command_type)type;
 }
 
-static void get_input_header(wire_reader *r, eddy_input *in) {
+static void get_input_header(wire_reader *r, eddy_input *in, int *version_out) {
     uint16_t version = eddy_wire_get_u16(r, "version");
-    if (wire_ok(r) && version != EDDY_INPUT_ENCODING_VERSION) {
-        eddy_wire_fail(r, EDDY_ERROR_VERSION, "encoding version %u, this build reads version %d",
+    if (wire_ok(r) && (version < 1 || version > EDDY_INPUT_ENCODING_VERSION)) {
+        eddy_wire_fail(r, EDDY_ERROR_VERSION, "encoding version %u, this build reads versions 1 to %d",
                   (unsigned)version, EDDY_INPUT_ENCODING_VERSION);
         return;
     }
+    *version_out = version;
     in->flags = eddy_wire_get_u32(r, "flags");
     if (in->flags & ~(uint32_t)INPUT_KNOWN_FLAGS) {
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "flags 0x%x have unknown bits", (unsigned)in->flags);
@@ -780,6 +811,32 @@ static void get_input_header(wire_reader *r, eddy_input *in) {
     }
     if (in->flags & EDDY_INPUT_SET_GRAVITY) in->gravity = eddy_wire_get_vec3(r, "gravity");
     if (in->flags & EDDY_INPUT_SET_WIND) in->wind = eddy_wire_get_vec3(r, "wind");
+}
+
+static void get_impulses(wire_reader *r, eddy_input_storage *s) {
+    const uint32_t n = eddy_wire_get_count(r, EDDY_MAX_BLASTS_PER_INPUT, 28, "blast count");
+    for (uint32_t k = 0; k < n && wire_ok(r); ++k) {
+        eddy_blast *b = &s->blasts[k];
+        b->position = eddy_wire_get_vec3(r, "blast position");
+        b->strength = eddy_wire_get_f32(r, "blast strength");
+        b->duration = eddy_wire_get_f32(r, "blast duration");
+        b->refill_duration = eddy_wire_get_f32(r, "blast refill_duration");
+        b->radius = eddy_wire_get_f32(r, "blast radius");
+    }
+    s->input.blast_count = wire_ok(r) ? (int)n : 0;
+    const uint32_t m = eddy_wire_get_count(r, EDDY_MAX_BULLETS_PER_INPUT, 32, "bullet count");
+    for (uint32_t k = 0; k < m && wire_ok(r); ++k) {
+        eddy_bullet *b = &s->bullets[k];
+        b->from = eddy_wire_get_vec3(r, "bullet from");
+        b->to = eddy_wire_get_vec3(r, "bullet to");
+        b->radius = eddy_wire_get_f32(r, "bullet radius");
+        b->wake_vorticity = eddy_wire_get_f32(r, "bullet wake_vorticity");
+    }
+    s->input.bullet_count = wire_ok(r) ? (int)m : 0;
+    /* canonical: version 2 only for an input that has an impulse */
+    if (wire_ok(r) && n == 0 && m == 0)
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "version 2 input without blasts or bullets "
+                                              "(written as version 1)");
 }
 
 static eddy_status get_commands(wire_reader *r, eddy_input_storage *s) {
@@ -796,6 +853,7 @@ static eddy_status get_commands(wire_reader *r, eddy_input_storage *s) {
         return EDDY_ERROR_OUT_OF_MEMORY;
     for (uint32_t k = 0; k < m && wire_ok(r); ++k) get_body_command(r, &s->body_commands[k], k);
     s->input.body_command_count = (int)m;
+    if (s->version >= 2 && wire_ok(r)) get_impulses(r, s);
     return EDDY_OK;
 }
 
@@ -809,7 +867,8 @@ eddy_status eddy_input_decode(const void *data, size_t size, eddy_input_storage 
         return r.status;
     }
     memset(&storage->input, 0, sizeof storage->input);
-    get_input_header(&r, &storage->input);
+    storage->version = 1;
+    get_input_header(&r, &storage->input, &storage->version);
     eddy_status s = wire_ok(&r) ? get_commands(&r, storage) : EDDY_OK;
     if (s != EDDY_OK) {
         eddy_wire_fail(&r, s, "out of memory for the commands");
@@ -824,6 +883,8 @@ eddy_status eddy_input_decode(const void *data, size_t size, eddy_input_storage 
     }
     storage->input.emitter_commands = storage->input.emitter_command_count ? storage->emitter_commands : NULL;
     storage->input.body_commands = storage->input.body_command_count ? storage->body_commands : NULL;
+    storage->input.blasts = storage->input.blast_count ? storage->blasts : NULL;
+    storage->input.bullets = storage->input.bullet_count ? storage->bullets : NULL;
     *input = &storage->input;
     return EDDY_OK;
 }

@@ -73,6 +73,8 @@ typedef struct snap_view {
     grid_shape grid;
     float mollify;
     const uint8_t *flow;
+    int blast_count;             /* BLST section, when present */
+    active_blast blasts[EDDY_MAX_ACTIVE_BLASTS];
     word_span spans[RESTORE_MAX_SPANS];
     int span_count;
 } snap_view;
@@ -405,6 +407,35 @@ static void get_grid(wire_reader *r, snap_view *v) {
     section_close(r, end, "GRID");
 }
 
+/* Optional: present only while a blast is active (snapshot_layout.h). */
+static void get_blasts(wire_reader *r, snap_view *v) {
+    size_t end;
+    if (!section_open(r, SEC_BLASTS, &end)) return;
+    const uint32_t n = eddy_wire_get_u32(r, "blast count");
+    if (wire_ok(r) && (n == 0 || n > EDDY_MAX_ACTIVE_BLASTS)) {
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "%u active blasts (1 to %d allowed)", (unsigned)n,
+                       EDDY_MAX_ACTIVE_BLASTS);
+        return;
+    }
+    for (uint32_t b = 0; b < n && wire_ok(r); ++b) {
+        active_blast *a = &v->blasts[b];
+        a->def.position = eddy_wire_get_vec3(r, "blast position");
+        a->def.strength = eddy_wire_get_f32(r, "blast strength");
+        a->def.duration = eddy_wire_get_f32(r, "blast duration");
+        a->def.refill_duration = eddy_wire_get_f32(r, "blast refill_duration");
+        a->def.radius = eddy_wire_get_f32(r, "blast radius");
+        a->elapsed = eddy_wire_get_f32(r, "blast elapsed");
+        if (wire_ok(r) && (!eddy_finite3(a->def.position) || !isfinite(a->def.strength) ||
+                           !(a->def.duration > 0.0f) || !(a->def.refill_duration >= 0.0f) ||
+                           !(a->def.radius > 0.0f) || !isfinite(a->elapsed) ||
+                           !isfinite(a->def.duration) || !isfinite(a->def.refill_duration) ||
+                           !isfinite(a->def.radius)))
+            eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "blast %u has a field out of range", (unsigned)b);
+    }
+    v->blast_count = (int)n;
+    section_close(r, end, "BLST");
+}
+
 /* ---------------------------------------------------------------- finiteness */
 static bool all_finite(const float *f, size_t n) {
     for (size_t i = 0; i < n; ++i)
@@ -639,6 +670,7 @@ static void check_snapshot(wire_reader *r, eddy_world *w, snap_view *v) {
     get_emitters(r, v);
     get_bodies(r, w, v);
     get_grid(r, v);
+    if (wire_ok(r) && r->pos < v->body_end) get_blasts(r, v);
     if (wire_ok(r) && r->pos != v->body_end)
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "%zu bytes after the last section",
                        v->body_end - r->pos);
@@ -662,7 +694,9 @@ static void reserve(wire_reader *r, eddy_world *w, const snap_view *v) {
         oom(r, "the world's grid arrays");
     else if (!grow_zeroed((void **)&w->emitters, &w->emitter_capacity, v->emitter_count,
                           sizeof(emitter)) ||
-             !grow_zeroed((void **)&w->bodies, &w->body_capacity, v->body_count, sizeof(body)))
+             !grow_zeroed((void **)&w->bodies, &w->body_capacity, v->body_count, sizeof(body)) ||
+             !grow_zeroed((void **)&w->blasts, &w->blast_capacity, v->blast_count,
+                          sizeof(active_blast)))
         oom(r, "the world's slots");
 }
 
@@ -736,6 +770,8 @@ static void commit(eddy_world *w, snap_view *v, wire_reader *r) {
     w->diagnostics = v->diagnostics;
     commit_emitters(w, v, r);
     commit_bodies(w, v, r);
+    for (int b = 0; b < v->blast_count; ++b) w->blasts[b] = v->blasts[b];
+    w->blast_count = v->blast_count;
     w->created_body_count = 0;
     w->created_emitter_count = 0;
     w->grid_valid = v->grid_valid;

@@ -202,10 +202,28 @@ static void put_grid(wire_writer *w, snap_rooms *r, const eddy_world *world) {
     section_end(w, at);
 }
 
+/* Active blasts (lib/fluid/blast.c): only while any is active. */
+static void put_blasts(wire_writer *w, const eddy_world *world) {
+    if (world->blast_count == 0) return;
+    size_t at = section_begin(w, SEC_BLASTS);
+    eddy_wire_put_u32(w, (uint32_t)world->blast_count);
+    for (int b = 0; b < world->blast_count; ++b) {
+        const active_blast *a = &world->blasts[b];
+        eddy_wire_put_vec3(w, a->def.position);
+        eddy_wire_put_f32(w, a->def.strength);
+        eddy_wire_put_f32(w, a->def.duration);
+        eddy_wire_put_f32(w, a->def.refill_duration);
+        eddy_wire_put_f32(w, a->def.radius);
+        eddy_wire_put_f32(w, a->elapsed);
+    }
+    section_end(w, at);
+}
+
 static size_t snapshot_estimate(const eddy_world *world) {
     size_t n = 4096 + 4 * (size_t)particle_field_count(&world->vortons) * (size_t)world->vortons.count;
     n += 4 * (size_t)particle_field_count(&world->tracers) * (size_t)world->tracers.count;
     n += 100 * (size_t)world->emitter_count + 1000 * (size_t)world->body_count;
+    n += 40 * (size_t)world->blast_count;
     if (world->grid_valid) n += 16 * (size_t)grid_point_count(&world->grid);
     return n;
 }
@@ -230,6 +248,7 @@ static eddy_status snapshot_held(const eddy_world *world, eddy_bytes *out) {
     put_emitters(&w, world);
     put_bodies(&w, world);
     put_grid(&w, &rooms, world);
+    put_blasts(&w, world);
     if (!w.failed) {
         rooms.data = out->data;
         const size_t pieces = (rooms.total + SNAP_COPY_PIECE - 1) / SNAP_COPY_PIECE;

@@ -38,6 +38,11 @@ typedef struct cli_options {
     const char *camera;    /* render: XLO,YLO,XHI,YHI */
     const char *color;     /* render: plain | density */
     float density_range;   /* render: --range R for --color density; 0: fitted */
+    bool volume;           /* render: --volume, the smoke volume ray-marched */
+    float extinction;      /* render --volume: --extinction S; 0: per frame, from the smoke */
+    const char *vdb_dir;   /* export: --vdb DIR */
+    const char *region;    /* export: --region XLO,YLO,ZLO,XHI,YHI,ZHI */
+    int resolution;        /* export: voxels along the longest axis; 0: 64 */
     eddy_pin_policy pin;
     bool strict;
     bool no_block_hashes;
@@ -81,5 +86,6 @@ int cmd_scenes(const cli_options *o);
 int cmd_dump(const cli_options *o);
 int cmd_render(const cli_options *o);
 int cmd_render_diff(const cli_options *o);
+int cmd_export(const cli_options *o);
 
 #endif

@@ -265,6 +265,31 @@ static void info_json(const cli_options *o, const eddy_replay_info *i, eddy_play
     printf("}\n");
 }
 
+/* The built-in scene whose initial state has this world's frame hash (replays
+ * carry no scene name: their first frame is matched against every scene's
+ * frame 0), or NULL. */
+static const char *scene_of(eddy_world *w) {
+    if (eddy_world_frame(w) != 0) return NULL;
+    const uint64_t want = eddy_world_hash(w).frame_hash;
+    for (int k = 0; k < eddy_scene_count(); ++k) {
+        eddy_world *s = NULL;
+        const char *name = eddy_scene_at(k)->name;
+        if (eddy_scene_create(name, NULL, &s) != EDDY_OK) continue;
+        const bool same = eddy_world_hash(s).frame_hash == want;
+        eddy_world_destroy(s);
+        if (same) return name;
+    }
+    return NULL;
+}
+
+static void print_world(eddy_player *p) {
+    eddy_world *w = eddy_player_world(p);
+    const char *scene = scene_of(w);
+    printf("scene           %s\n", scene ? scene : "none of the built-in scenes (initial state differs)");
+    printf("at frame %-7lld %d vortons, %d tracers, %d bodies\n", (long long)eddy_world_frame(w),
+           eddy_world_vorton_count(w), eddy_world_tracer_count(w), eddy_world_body_count(w));
+}
+
 int cmd_info(const cli_options *o) {
     int code = want_files(o, 1, "info");
     if (code != EXIT_OK) return code;
@@ -298,6 +323,7 @@ int cmd_info(const cli_options *o) {
            (unsigned long long)i.raw_bytes, (unsigned long long)i.compressed_bytes,
            i.compressed_bytes ? (double)i.raw_bytes / (double)i.compressed_bytes : 0.0,
            i.frame_count ? (double)i.file_bytes / (double)i.frame_count : 0.0);
+    print_world(p);
     if (i.warnings[0]) printf("notes           %s\n", i.warnings);
     eddy_player_close(p);
     eddy_pinner_destroy(pinner);

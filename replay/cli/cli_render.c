@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "cli_draw.h"
 #include "cli_shapes.h"
+#include "cli_volume.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -41,7 +42,16 @@ typedef struct camera {
     float scale;         /* pixels per world unit */
     float density_range; /* |rho'| at the ends of the colour scale */
     bool density;        /* --color density */
+    bool volume;         /* --volume: the smoke ray-marched */
+    float extinction;    /* --extinction, 0: per frame */
+    char source[96];     /* the file's name as the pictures show it */
+    char label[96];      /* the same in upper case, for the image's font */
+    bool diff;           /* render-diff: its own labels take the legend's place */
 } camera;
+
+/* Extinction of the last panel drawn with --volume (its legend and the PNG
+ * text say it); the tool draws one panel at a time. */
+static float g_sigma_used;
 
 static const rgb k_body_fill = {200, 140, 20}, k_body_edge = {255, 215, 40};
 static const rgb k_highlight = {255, 40, 255}, k_text = {235, 235, 235};
@@ -157,7 +167,18 @@ static int setup_camera(const cli_options *o, camera *c, eddy_player **players, 
     if (!view_axes(o->view, c))
         return cli_fail(EXIT_USAGE, "--view %s: expected x, y or z", o->view);
     c->size = o->size;
+    c->volume = o->volume;
+    c->extinction = o->extinction;
+    const char *path = o->file_count > 0 ? o->files[0] : "-";
+    const char *slash = strrchr(path, '/');
+    snprintf(c->source, sizeof c->source, "%s", !strcmp(path, "-") ? "STDIN" : slash ? slash + 1 : path);
+    char label[sizeof c->source]; /* the image's font draws upper case */
+    for (size_t k = 0; k < sizeof label; ++k)
+        label[k] = (char)(c->source[k] >= 'a' && c->source[k] <= 'z' ? c->source[k] - 32 : c->source[k]);
+    memcpy(c->label, label, sizeof label);
     c->density = o->color && !strcmp(o->color, "density");
+    if (c->volume && c->density)
+        return cli_fail(EXIT_USAGE, "--volume draws the smoke's density; --color does not apply");
     if (o->color && !c->density && strcmp(o->color, "plain"))
         return cli_fail(EXIT_USAGE, "--color %s: expected plain or density", o->color);
     extent e = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0.0f};
@@ -325,11 +346,48 @@ static int text_scale(const camera *c) { return c->size >= 384 ? 2 : 1; }
 static void draw_frame_label(image *im, const camera *c, eddy_world *w, const char *extra) {
     const int64_t frame = eddy_world_frame(w);
     const double t = (double)frame * (double)eddy_world_get_def(w)->dt;
-    char text[160];
-    snprintf(text, sizeof text, "FRAME %lld  T=%.3f s%s%s", (long long)frame, t, extra ? "  " : "",
-             extra ? extra : "");
+    char text[160], hash[64];
+    snprintf(text, sizeof text, "%s  FRAME %lld  T=%.3f S%s%s", c->label, (long long)frame, t,
+             extra ? "  " : "", extra ? extra : "");
+    snprintf(hash, sizeof hash, "HASH %016llx", (unsigned long long)eddy_world_hash(w).frame_hash);
     const int s = text_scale(c);
     image_label(im, 2 * s + 1, 2 * s + 1, text, s, k_text);
+    image_label(im, 2 * s + 1, 9 * s + 2, hash, s, k_text);
+}
+
+/* "VIEW -Z: X RIGHT, Y UP" at the bottom right: which way the picture looks. */
+static void view_text(const camera *c, char *out, size_t size) {
+    static const char names[3] = {'X', 'Y', 'Z'};
+    const char sign = c->view == 'y' ? '+' : '-';
+    snprintf(out, size, "VIEW ALONG %c%c: %c RIGHT, %c UP", sign, names[3 - c->axis[0] - c->axis[1]],
+             names[c->axis[0]], names[c->axis[1]]);
+}
+
+/* Legend lines right-aligned at the top right, under the frame label's two
+ * rows; the view axis at the bottom right, the scale bar
+ * at the bottom left: corners, where the fitted camera's margin keeps them
+ * off the particles as far as it can. */
+static void draw_legend_line(image *im, const camera *c, int row, const char *text) {
+    const int s = text_scale(c);
+    const int w = text_width(text, s);
+    const int y = 16 * s + 3 + row * (7 * s + 1); /* below the frame label's two rows */
+    image_label(im, c->size - w - 3 * s, y, text, s, k_text);
+}
+
+static void draw_view_legend(image *im, const camera *c) {
+    const int s = text_scale(c);
+    char text[64];
+    view_text(c, text, sizeof text);
+    image_label(im, c->size - text_width(text, s) - 3 * s, c->size - 7 * s - 2, text, s, k_text);
+    if (c->volume) {
+        char sigma[96];
+        snprintf(sigma, sizeof sigma, "SMOKE: SIGMA %.3g PER TRACER", (double)g_sigma_used);
+        draw_legend_line(im, c, 0, sigma);
+        draw_legend_line(im, c, 1, cli_light_text());
+    } else if (!c->density && !c->diff) {
+        draw_legend_line(im, c, 0, "BRIGHT: MORE TRACERS");
+        draw_legend_line(im, c, 1, "RED: VORTONS  AMBER: BODIES");
+    }
 }
 
 /* 1, 2 or 5 times a power of ten, about a fifth of the view. */
@@ -372,24 +430,48 @@ static void draw_legend(image *im, const camera *c) {
 }
 
 /* The frame w is at, into im (c->size square). */
+static void draw_background(image *im, const camera *c) {
+    for (int y = 0; y < c->size; ++y) { /* a dark gradient: smoke reads against it */
+        const float f = (float)y / (float)(c->size > 1 ? c->size - 1 : 1);
+        image_rect(im, 0, y, c->size - 1, y,
+                   (rgb){(uint8_t)(18.0f + 14.0f * f), (uint8_t)(22.0f + 16.0f * f),
+                         (uint8_t)(34.0f + 20.0f * f)});
+    }
+}
+
 static bool draw_panel(image *im, const camera *c, eddy_world *w, const char *extra) {
     if (!image_init(im, c->size, c->size, (rgb){12, 14, 22})) return false;
-    draw_tracers(im, c, w);
-    draw_vortons(im, c, w);
+    if (c->volume) {
+        draw_background(im, c);
+        const cli_volume_view view = {{c->axis[0], c->axis[1]}, c->view, {c->lo[0], c->lo[1]},
+                                      c->span, c->size};
+        if (!cli_draw_volume(im, &view, w, c->extinction, &g_sigma_used)) return false;
+    } else {
+        draw_tracers(im, c, w);
+        draw_vortons(im, c, w);
+    }
     draw_bodies(im, c, w);
     draw_frame_label(im, c, w, extra);
     draw_scale_bar(im, c);
+    draw_view_legend(im, c);
     if (c->density) draw_legend(im, c);
     return true;
 }
 
 static int write_picture(const cli_options *o, const char *path, const image *im, const camera *c,
-                         const char *frames, const char *times) {
-    char cam[160];
+                         const char *frames, const char *times, const char *hashes) {
+    char cam[160], view[64], sigma[32];
     camera_text(c, cam, sizeof cam);
-    const char *keys[] = {"eddy-camera", "eddy-frame", "eddy-time"};
-    const char *values[] = {cam, frames, times};
-    return image_write_png(path, im, keys, values, 3);
+    view_text(c, view, sizeof view);
+    snprintf(sigma, sizeof sigma, "%.6g", (double)g_sigma_used);
+    const char *keys[] = {"eddy-camera", "eddy-frame", "eddy-time", "eddy-source", "eddy-view",
+                          "eddy-hash", "eddy-extinction"};
+    const char *values[] = {cam, frames, times, c->source, view, hashes, sigma};
+    return image_write_png(path, im, keys, values, c->volume ? 7 : 6);
+}
+
+static void hash_text(eddy_world *w, char *out, size_t size) {
+    snprintf(out, size, "%016llx", (unsigned long long)eddy_world_hash(w).frame_hash);
 }
 
 static bool frame_text(eddy_world *w, char *frame, char *time, size_t size) {
@@ -414,9 +496,10 @@ static int render_one(const cli_options *o, const camera *c, eddy_player *p, int
     image im = {0};
     if (!draw_panel(&im, c, eddy_player_world(p), NULL))
         return cli_fail(EXIT_IO, "out of memory for the image");
-    char ftext[32], ttext[32];
+    char ftext[32], ttext[32], htext[32];
     frame_text(eddy_player_world(p), ftext, ttext, sizeof ftext);
-    code = write_picture(o, path, &im, c, ftext, ttext);
+    hash_text(eddy_player_world(p), htext, sizeof htext);
+    code = write_picture(o, path, &im, c, ftext, ttext, htext);
     image_free(&im);
     if (code == EXIT_OK && !o->quiet)
         fprintf(info_stream(o), "wrote %s: frame %lld, %dx%d\n", path, (long long)frame, c->size,
@@ -475,7 +558,7 @@ static int render_sheet(const cli_options *o, const camera *c, eddy_player *p) {
     if (!image_init(&sheet, cols * c->size + (cols - 1) * 2, rows * c->size + (rows - 1) * 2,
                     (rgb){60, 60, 60}))
         return cli_fail(EXIT_IO, "out of memory for a %dx%d sheet", cols * c->size, rows * c->size);
-    char frames[512] = "", times[512] = "";
+    char frames[512] = "", times[512] = "", hashes[1200] = "";
     int code = EXIT_OK;
     for (int k = 0; k < n && code == EXIT_OK; ++k) {
         const int64_t f = sheet_frame(&info, k, n);
@@ -490,8 +573,11 @@ static int render_sheet(const cli_options *o, const camera *c, eddy_player *p) {
         frame_text(eddy_player_world(p), ft, tt, sizeof ft);
         snprintf(frames + strlen(frames), sizeof frames - strlen(frames), "%s%s", k ? " " : "", ft);
         snprintf(times + strlen(times), sizeof times - strlen(times), "%s%s", k ? " " : "", tt);
+        char ht[32];
+        hash_text(eddy_player_world(p), ht, sizeof ht);
+        snprintf(hashes + strlen(hashes), sizeof hashes - strlen(hashes), "%s%s", k ? " " : "", ht);
     }
-    if (code == EXIT_OK) code = write_picture(o, o->output, &sheet, c, frames, times);
+    if (code == EXIT_OK) code = write_picture(o, o->output, &sheet, c, frames, times, hashes);
     if (code == EXIT_OK && !o->quiet)
         fprintf(info_stream(o), "wrote %s: contact sheet of %d frames (%s), %dx%d\n", o->output, n,
                 frames, sheet.width, sheet.height);
@@ -542,10 +628,36 @@ int cmd_render(const cli_options *o) {
 /* ---------------------------------------------------------------- diff */
 static bool bits_differ(const void *a, const void *b, size_t n) { return memcmp(a, b, n) != 0; }
 
-/* Circle the particles whose state differs between the two worlds; returns
- * how many differ (a particle present in one world only counts). */
-static int64_t mark_differences(image *im, const camera *c, eddy_world *a, eddy_world *b) {
-    int64_t differ = 0;
+/* A particle whose state differs between the two worlds: where it is in
+ * this panel's world and how far apart its two positions are (a particle
+ * that exists in one world only, or differs in another field, counts as
+ * 1e-30 apart: it differs, by no measurable distance). */
+typedef struct difference {
+    eddy_vec3 at;
+    float apart;
+    bool vorton;
+} difference;
+
+typedef struct difference_list {
+    difference *items;
+    int64_t count, capacity;
+} difference_list;
+
+static bool difference_push(difference_list *l, eddy_vec3 at, eddy_vec3 other, bool both, bool vorton) {
+    if (l->count == l->capacity) {
+        const int64_t cap = l->capacity ? 2 * l->capacity : 1024;
+        difference *q = realloc(l->items, (size_t)cap * sizeof *q);
+        if (!q) return false;
+        l->items = q, l->capacity = cap;
+    }
+    const float dx = at.x - other.x, dy = at.y - other.y, dz = at.z - other.z;
+    float apart = both ? sqrtf(dx * dx + dy * dy + dz * dz) : 0.0f;
+    if (!(apart > 1e-30f)) apart = 1e-30f;
+    l->items[l->count++] = (difference){at, apart, vorton};
+    return true;
+}
+
+static void collect_differences(difference_list *l, eddy_world *a, eddy_world *b) {
     eddy_vorton va, vb;
     for (int i = 0;; ++i) {
         const int na = eddy_world_get_vortons(a, i, 1, &va),
@@ -554,10 +666,7 @@ static int64_t mark_differences(image *im, const camera *c, eddy_world *a, eddy_
         if (na == 1 && nb == 1 && !bits_differ(&va.position, &vb.position, sizeof(eddy_vec3) * 3) &&
             !bits_differ(&va.density_deviation, &vb.density_deviation, sizeof(float)))
             continue;
-        ++differ;
-        float x, y;
-        to_pixel(c, na == 1 ? va.position : vb.position, &x, &y);
-        image_fill_disc(im, x, y, 4.0f, k_highlight, 0.9f);
+        if (na == 1) difference_push(l, va.position, nb == 1 ? vb.position : va.position, nb == 1, true);
     }
     eddy_tracer ta, tb;
     for (int i = 0;; ++i) {
@@ -567,12 +676,54 @@ static int64_t mark_differences(image *im, const camera *c, eddy_world *a, eddy_
         if (na == 1 && nb == 1 && !bits_differ(&ta.position, &tb.position, sizeof(eddy_vec3) * 2) &&
             !bits_differ(&ta.density_deviation, &tb.density_deviation, sizeof(float)))
             continue;
-        ++differ;
-        float x, y;
-        to_pixel(c, na == 1 ? ta.position : tb.position, &x, &y);
-        image_fill_disc(im, x, y, 2.5f, k_highlight, 0.9f);
+        if (na == 1) difference_push(l, ta.position, nb == 1 ? tb.position : ta.position, nb == 1, false);
     }
-    return differ;
+}
+
+static int by_apart_desc(const void *pa, const void *pb) {
+    const float a = ((const difference *)pa)->apart, b = ((const difference *)pb)->apart;
+    return a > b ? -1 : a < b;
+}
+
+/* yellow (1e-7 m apart or less) .. magenta (0.1 m or more), log scale */
+static rgb apart_colour(float apart) {
+    float t = (log10f(apart) + 7.0f) / 6.0f;
+    t = fmaxf(0.0f, fminf(1.0f, t));
+    return (rgb){255, (uint8_t)(230.0f * (1.0f - t) + 40.0f * t), (uint8_t)(40.0f + 215.0f * t)};
+}
+
+enum { MOST_DIVERGENT = 10 };
+
+/* Mark the particles whose state differs: each a small dot coloured by how
+ * far apart its two positions are (so a divergence that has spread
+ * everywhere still shows the scene under it), the MOST_DIVERGENT farthest
+ * apart ringed. Returns how many differ; *max_apart the largest distance. */
+static int64_t mark_differences(image *im, const camera *c, eddy_world *a, eddy_world *b,
+                                float *max_apart) {
+    difference_list l = {NULL, 0, 0};
+    collect_differences(&l, a, b);
+    *max_apart = 0.0f;
+    if (l.count > 0) qsort(l.items, (size_t)l.count, sizeof *l.items, by_apart_desc);
+    for (int64_t k = l.count - 1; k >= 0; --k) { /* the farthest apart drawn last, on top */
+        if (l.items[k].apart <= 1e-30f) continue; /* in one world only: counted, not drawn */
+        float x, y;
+        to_pixel(c, l.items[k].at, &x, &y);
+        const rgb col = apart_colour(l.items[k].apart);
+        image_fill_disc(im, x, y, l.items[k].vorton ? 2.0f : 1.0f, col, 1.0f);
+    }
+    for (int64_t k = 0; k < l.count && k < MOST_DIVERGENT && l.items[k].apart > 1e-30f; ++k) {
+        float x, y;
+        to_pixel(c, l.items[k].at, &x, &y);
+        for (int q = 0; q < 24; ++q) {
+            const float a0 = 6.2831853f * (float)q / 24.0f, a1 = 6.2831853f * (float)(q + 1) / 24.0f;
+            image_line(im, x + 7.0f * cosf(a0), y + 7.0f * sinf(a0), x + 7.0f * cosf(a1),
+                       y + 7.0f * sinf(a1), k_highlight);
+        }
+    }
+    if (l.count > 0 && l.items[0].apart > 1e-30f) *max_apart = l.items[0].apart;
+    const int64_t n = l.count;
+    free(l.items);
+    return n;
 }
 
 static int64_t mark_body_differences(image *im, const camera *c, eddy_world *a, eddy_world *b) {
@@ -620,32 +771,57 @@ static int first_divergent_frame(eddy_player *a, eddy_player *b, int64_t *frame)
 }
 
 static int draw_divergence(const cli_options *o, const camera *c, eddy_player **p,
-                           const char **names, int64_t frame) {
+                           const char **names, int64_t frame, bool different_worlds) {
     eddy_world *w[2] = {eddy_player_world(p[0]), eddy_player_world(p[1])};
     image panel[2] = {{0}, {0}}, out = {0};
     int code = EXIT_OK;
     int64_t differ = 0;
-    for (int k = 0; k < 2 && code == EXIT_OK; ++k)
-        if (!draw_panel(&panel[k], c, w[k], k ? "B" : "A"))
-            code = cli_fail(EXIT_IO, "out of memory");
     for (int k = 0; k < 2 && code == EXIT_OK; ++k) {
-        differ = mark_differences(&panel[k], c, w[k], w[1 - k]);
+        camera own = *c; /* each panel names its own file */
+        const char *slash = strrchr(names[k], '/');
+        snprintf(own.label, sizeof own.label, "%s", slash ? slash + 1 : names[k]);
+        char *comma = strchr(own.label, ',');
+        if (comma) *comma = '\0';
+        for (char *q = own.label; *q; ++q)
+            if (*q >= 'a' && *q <= 'z') *q = (char)(*q - 32);
+        if (!draw_panel(&panel[k], &own, w[k], k ? "B" : "A"))
+            code = cli_fail(EXIT_IO, "out of memory");
+    }
+    for (int k = 0; k < 2 && code == EXIT_OK; ++k) {
+        float apart = 0.0f;
+        differ = mark_differences(&panel[k], c, w[k], w[1 - k], &apart);
         differ += mark_body_differences(&panel[k], c, w[k], w[1 - k]);
         char title[300];
         snprintf(title, sizeof title, "%s: %s", k ? "B" : "A", names[k]);
+        for (char *q = title; *q; ++q)
+            if (*q >= 'a' && *q <= 'z' && *q != 'm' && *q != 's') *q = (char)(*q - 32);
         const int s = text_scale(c);
-        image_label(&panel[k], 2 * s + 1, 10 * s + 1, title, s, k_text);
-        snprintf(title, sizeof title, "%lld DIFFER", (long long)differ);
-        image_label(&panel[k], 2 * s + 1, 18 * s + 1, title, s, k_highlight);
+        image_label(&panel[k], 2 * s + 1, 16 * s + 3, title, s, k_text);
+        if (apart > 0.0f)
+            snprintf(title, sizeof title, "%lld DIFFER, FARTHEST %.2g M APART", (long long)differ,
+                     (double)apart);
+        else
+            snprintf(title, sizeof title, "%lld DIFFER (NOT IN BOTH WORLDS, OR NOT IN POSITION)",
+                     (long long)differ);
+        image_label(&panel[k], 2 * s + 1, 23 * s + 4, title, s, k_highlight);
+        image_label(&panel[k], 2 * s + 1, 30 * s + 5, "RINGS: 10 MOST DIVERGENT", s, k_highlight);
+        image_label(&panel[k], 2 * s + 1, 37 * s + 6, "DOTS: YELLOW 1E-7 M .. MAGENTA 0.1 M", s,
+                    apart_colour(1e-3f));
+        if (different_worlds)
+            image_label(&panel[k], 2 * s + 1, 44 * s + 7, "DIFFERENT WORLDS: FIRST FRAMES DIFFER", s,
+                        k_highlight);
     }
     if (code == EXIT_OK && !image_init(&out, 2 * c->size + 4, c->size, (rgb){90, 90, 90}))
         code = cli_fail(EXIT_IO, "out of memory");
     if (code == EXIT_OK) {
         image_blit(&out, &panel[0], 0, 0);
         image_blit(&out, &panel[1], c->size + 4, 0);
-        char ft[32], tt[32];
+        char ft[32], tt[32], ha[32], hb[32], hashes[80];
         frame_text(w[0], ft, tt, sizeof ft);
-        code = write_picture(o, o->output, &out, c, ft, tt);
+        hash_text(w[0], ha, sizeof ha);
+        hash_text(w[1], hb, sizeof hb);
+        snprintf(hashes, sizeof hashes, "A %s B %s", ha, hb);
+        code = write_picture(o, o->output, &out, c, ft, tt, hashes);
     }
     if (code == EXIT_OK && !o->quiet)
         fprintf(info_stream(o),
@@ -683,13 +859,23 @@ int cmd_render_diff(const cli_options *o) {
     camera c;
     memset(&c, 0, sizeof c);
     if (code == EXIT_OK) code = setup_camera(o, &c, p, 2);
+    c.diff = true;
     int64_t frame = -1;
     if (code == EXIT_OK) code = first_divergent_frame(p[0], p[1], &frame);
     if (code == EXIT_OK && frame < 0) {
         printf("no divergence: A and B agree on every common frame; no picture written\n");
     } else if (code == EXIT_OK) {
         print_camera(o, &c);
-        code = draw_divergence(o, &c, p, name_of, frame);
+        /* the same world diverges after its first frame; two files that
+         * differ at their first common frame are different worlds */
+        const int64_t first_a = eddy_player_info(p[0]).first_frame;
+        const int64_t first_b = eddy_player_info(p[1]).first_frame;
+        const bool different = frame == (first_a > first_b ? first_a : first_b);
+        if (different)
+            printf("A and B are different worlds: they differ at their first common frame %lld "
+                   "(another scene, definition or initial state), not a divergence\n",
+                   (long long)frame);
+        code = draw_divergence(o, &c, p, name_of, frame, different);
     }
     for (int k = 0; k < 2; ++k) {
         eddy_player_close(p[k]);

@@ -52,7 +52,8 @@ static int bad_value(const char *option, const char *value, const char *expected
 static const char *const k_valued[] = {
     "--scene", "-o", "--output", "--format", "--view", "--pin", "--threads", "--chunk",
     "--level", "--size", "--frames", "--frame", "--keyframe-every", "--every", "--sheet",
-    "--against-threads", "--camera", "--color", "--range",
+    "--against-threads", "--camera", "--color", "--range", "--extinction",
+    "--vdb", "--region", "--resolution",
 };
 
 static bool is_valued(const char *name) {
@@ -69,6 +70,7 @@ static int int_value(cli_options *o, const char *name, const char *v) {
     else if (!strcmp(name, "--size")) lo = 16, hi = 8192;
     else if (!strcmp(name, "--frames") || !strcmp(name, "--every")) lo = 1;
     else if (!strcmp(name, "--sheet")) lo = 1, hi = 64;
+    else if (!strcmp(name, "--resolution")) lo = 1, hi = 1024;
     if (!parse_int(v, lo, hi, &n)) return bad_value(name, v, "an integer in range");
     if (!strcmp(name, "--threads")) o->threads = (int)n;
     else if (!strcmp(name, "--against-threads")) o->against_threads = (int)n;
@@ -79,6 +81,7 @@ static int int_value(cli_options *o, const char *name, const char *v) {
     else if (!strcmp(name, "--frame")) o->frame = n;
     else if (!strcmp(name, "--every")) o->every = (int)n;
     else if (!strcmp(name, "--sheet")) o->sheet = (int)n;
+    else if (!strcmp(name, "--resolution")) o->resolution = (int)n;
     else o->keyframe_every = (int)n;
     return EXIT_OK;
 }
@@ -89,11 +92,18 @@ static int option_value(cli_options *o, const char *name, const char *v) {
     else if (!strcmp(name, "--format")) o->format = v;
     else if (!strcmp(name, "--view")) o->view = v;
     else if (!strcmp(name, "--camera")) o->camera = v;
+    else if (!strcmp(name, "--vdb")) o->vdb_dir = v;
+    else if (!strcmp(name, "--region")) o->region = v;
     else if (!strcmp(name, "--color")) o->color = v;
     else if (!strcmp(name, "--range")) {
         char *end;
         o->density_range = strtof(v, &end);
         if (end == v || *end || !(o->density_range > 0.0f) || !(o->density_range < 1e30f))
+            return bad_value(name, v, "a positive number");
+    } else if (!strcmp(name, "--extinction")) {
+        char *end;
+        o->extinction = strtof(v, &end);
+        if (end == v || *end || !(o->extinction > 0.0f) || !(o->extinction < 1e30f))
             return bad_value(name, v, "a positive number");
     } else if (!strcmp(name, "--pin")) {
         if (!eddy_pin_parse(v, &o->pin)) return bad_value(name, v, "none, core or pu");
@@ -109,6 +119,7 @@ static bool is_flag(const char *a, cli_options *o) {
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o->quiet = true;
     else if (!strcmp(a, "--force") || !strcmp(a, "-f")) o->force = true;
     else if (!strcmp(a, "--json")) o->json = true;
+    else if (!strcmp(a, "--volume")) o->volume = true;
     else return false;
     return true;
 }

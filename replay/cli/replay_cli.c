@@ -30,7 +30,7 @@ static void usage(FILE *out) {
         "      The built-in scenes and their descriptions.\n"
         "  render FILE (--frame N | --every K | --sheet N) -o OUT.png [--view x|y|z]\n"
         "         [--size PX] [--camera XLO,YLO,XHI,YHI] [--color plain|density]\n"
-        "         [--range R] [--threads T]\n"
+        "         [--range R] [--volume [--extinction S]] [--threads T]\n"
         "      Pictures seen along an axis (default z) with one camera for the whole\n"
         "      replay (fitted to every particle and body over all frames, or set by\n"
         "      --camera, in world units on the view plane; printed and stored in the\n"
@@ -40,6 +40,18 @@ static void usage(FILE *out) {
         "      and a scale bar on the image. --frame N: one frame; --every K: every\n"
         "      K-th frame to OUT with one %d (e.g. f_%05d.png), for a video;\n"
         "      --sheet N: a contact sheet of N frames spread over the replay.\n"
+        "      --volume: the smoke as a volume (include/eddy/smoke.h) ray-marched\n"
+        "      along the view axis, lit from one fixed direction, over a dark\n"
+        "      background; extinction S per tracer (default: chosen per frame so\n"
+        "      the densest columns are nearly opaque; printed on the image).\n"
+        "      Every picture names the file, frame, time and frame hash (on the\n"
+        "      image and in its PNG text), the view axis, and has a legend.\n"
+        "  export FILE --vdb DIR [--resolution N] [--region XLO,YLO,ZLO,XHI,YHI,ZHI]\n"
+        "         [--every K]\n"
+        "      The smoke volume of every (K-th) frame as OpenVDB files\n"
+        "      DIR/<name>_<frame>.vdb, grid \"density\" (a fog volume: Blender,\n"
+        "      Houdini, Unreal), N voxels along the longest axis (default 64) of a\n"
+        "      region fitted over every frame's tracers unless --region sets it.\n"
         "  render-diff A B -o OUT.png | render-diff A --against-threads T -o OUT.png\n"
         "      Re-simulate two replays (or one at --threads and at T workers) side by\n"
         "      side; draw the first frame where they differ, A left, B right, the\n"
@@ -74,7 +86,7 @@ typedef struct command {
 static const command k_commands[] = {
     {"record", cmd_record}, {"play", cmd_play},     {"info", cmd_info},     {"dump", cmd_dump},
     {"diff", cmd_diff},     {"scenes", cmd_scenes}, {"render", cmd_render},
-    {"render-diff", cmd_render_diff},
+    {"render-diff", cmd_render_diff}, {"export", cmd_export},
 };
 
 int main(int argc, char **argv) {

@@ -190,7 +190,8 @@ static void foreign(const eddy_bytes *base) {
     forge32(base, "future_format_version.eddyr", 12, 2, "EDDY_ERROR_VERSION", "format version 2");
     forge32(base, "other_hash_spec.eddyr", 32, 2, "EDDY_ERROR_VERSION", "hash spec version 2");
     forge32(base, "other_snapshot_version.eddyr", 36, 2, "EDDY_ERROR_VERSION", "snapshot version 2");
-    forge32(base, "other_input_encoding.eddyr", 40, 2, "EDDY_ERROR_VERSION", "input encoding 2");
+    forge32(base, "other_input_encoding.eddyr", 40, EDDY_INPUT_ENCODING_VERSION + 1, "EDDY_ERROR_VERSION",
+            "input encoding 3");
     forge32(base, "unknown_fp_model.eddyr", 52, 9, "EDDY_ERROR_FINGERPRINT", "FP model 9");
     forge32(base, "fast_math_recording.eddyr", 60, EDDY_BUILD_FAST_MATH, "EDDY_ERROR_FINGERPRINT",
             "recorded with -ffast-math");

@@ -7,6 +7,7 @@
  * legend, and the divergence picture. */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <png.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -321,4 +322,61 @@ Test(replay_render, divergence_picture_side_by_side, .timeout = 60) {
     cr_assert(said("no divergence"));
     EXPECT_EXIT(2, "render-diff %s -o %s", a, png);
     unlink(a), unlink(b);
+}
+
+/* ---------------------------------------------------------------- volume */
+static bool text_of(const char *path, const char *key, char *out, size_t size) {
+    eddy_bytes file = {0};
+    cr_assert(testkit_read_file(path, &file), "cannot read %s", path);
+    const bool found = png_text_chunk(&file, key, out, size);
+    eddy_bytes_free(&file);
+    return found;
+}
+
+static float brightness(const uint8_t *c) { return ((float)c[0] + (float)c[1] + (float)c[2]) / 3.0f; }
+
+/* smoke_grenade at frame 60: the grenade's column of smoke stands over the
+ * room's floor at x = 0. --volume ray-marches it: the column is much
+ * brighter than the background beside it; the PNG names the file, frame,
+ * view and the frame hash, which is the scene's own at that frame. */
+Test(replay_render, volume_shows_the_smoke_and_names_the_frame, .timeout = 180) {
+    const char *a = tmp("grenade.eddyr"), *png = tmp("grenade_60.png");
+    EXPECT_EXIT(0, "record --scene smoke_grenade --frames 60 -o %s -q -f", a);
+    EXPECT_EXIT(0, "render %s --frame 60 --view y --volume --size 256 --camera -3,-2,3,4 -o %s -f",
+                a, png);
+    picture p;
+    load_png(png, &p);
+    cr_assert_eq(p.width, 256);
+    cr_assert_eq(p.height, 256);
+    const view v = parse_camera(p.camera);
+    /* the column, 0.3 m above the floor (z -1.5) at x = 0; and 2 m to the side */
+    int cx, cy, bx, by;
+    project(&v, 256, 0.0f, -1.0f, &cx, &cy);
+    project(&v, 256, -2.0f, -1.0f, &bx, &by);
+    float column = 0.0f;
+    for (int dy = -3; dy <= 3; ++dy)
+        for (int dx = -3; dx <= 3; ++dx) column = fmaxf(column, brightness(pixel(&p, cx + dx, cy + dy)));
+    const float beside = brightness(pixel(&p, bx, by));
+    cr_log_info("volume: column %.0f, background %.0f", (double)column, (double)beside);
+    cr_assert(column > beside + 60.0f, "no smoke drawn: column %g, background %g", (double)column,
+              (double)beside);
+    char source[128], hash[64], frame[32], viewtext[64], sigma[32];
+    cr_assert(text_of(png, "eddy-source", source, sizeof source));
+    cr_assert(strstr(source, "grenade.eddyr") != NULL, "eddy-source %s", source);
+    cr_assert(text_of(png, "eddy-frame", frame, sizeof frame));
+    cr_assert_str_eq(frame, "60");
+    cr_assert(text_of(png, "eddy-view", viewtext, sizeof viewtext));
+    cr_assert(strstr(viewtext, "X RIGHT, Z UP") != NULL, "eddy-view %s", viewtext);
+    cr_assert(text_of(png, "eddy-extinction", sigma, sizeof sigma));
+    cr_assert(strtof(sigma, NULL) > 0.0f);
+    cr_assert(text_of(png, "eddy-hash", hash, sizeof hash));
+    eddy_world *w = NULL;
+    cr_assert_eq(eddy_scene_create("smoke_grenade", NULL, &w), EDDY_OK);
+    eddy_scene_input in;
+    for (int f = 0; f < 60; ++f) eddy_world_step(w, eddy_scene_input_for("smoke_grenade", f, &in));
+    char want[32];
+    snprintf(want, sizeof want, "%016llx", (unsigned long long)eddy_world_hash(w).frame_hash);
+    cr_assert_str_eq(hash, want);
+    eddy_world_destroy(w);
+    free(p.rgb);
 }
