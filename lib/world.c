@@ -529,6 +529,13 @@ static bool heun_vortons(eddy_world *w, float dt) {
     return true;
 }
 
+/* The diffusion asked for more substeps than it may take (its message is
+ * the world's error): the step fails with EDDY_ERROR_CAPACITY. */
+static bool diffusion_refused(eddy_world *w) {
+    w->step_failure = EDDY_ERROR_CAPACITY;
+    return false;
+}
+
 static bool substep(eddy_world *w, float dt, bool first) {
     bool ok = true;
     if (first) {
@@ -548,11 +555,13 @@ static bool substep(eddy_world *w, float dt, bool first) {
     PHASE(w, EDDY_PHASE_VELOCITY_GRID, eddy_phase_velocity_grid(w));
     PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_pack_flow(w));
     if (w->def.vorton_step == EDDY_VORTON_STEP_HEUN) {
-        PHASE(w, EDDY_PHASE_DIFFUSION, eddy_phase_diffuse(w, dt));
+        PHASE(w, EDDY_PHASE_DIFFUSION, ok = eddy_phase_diffuse(w, dt));
+        if (!ok) return diffusion_refused(w);
         if (!heun_vortons(w, dt)) return false;
     } else {
         PHASE(w, EDDY_PHASE_STRETCH, eddy_phase_stretch(w, dt));
-        PHASE(w, EDDY_PHASE_DIFFUSION, eddy_phase_diffuse(w, dt));
+        PHASE(w, EDDY_PHASE_DIFFUSION, ok = eddy_phase_diffuse(w, dt));
+        if (!ok) return diffusion_refused(w);
         PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_advect_vortons(w, dt));
     }
     PHASE(w, EDDY_PHASE_COLLIDE_VORTONS, ok = eddy_phase_collide_vortons(w));
@@ -603,6 +612,7 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
     char bad[128] = "";
     PHASE(w, EDDY_PHASE_INPUT, ok = input_apply(w, in));
     PHASE(w, EDDY_PHASE_INPUT, eddy_phase_remove_embedded(w));
+    w->step_failure = EDDY_OK;
     const float dt = w->def.dt / (float)w->def.substeps;
     for (int k = 0; k < w->def.substeps && ok; ++k) ok = substep(w, dt, k == 0);
     eddy_bodies_end_step(w); /* input forces act for the whole step, every substep */
@@ -621,6 +631,8 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
     w->early_armed = false; /* early tracer hashes never outlive their step */
     w->profile.step_ms = eddy_now_ms() - t0;
     eddy_fpenv_set(caller_mode);
+    if (!ok && w->step_failure != EDDY_OK)
+        return world_break(w, w->step_failure, w->frame + 1, w->error);
     if (!ok) return world_break(w, EDDY_ERROR_OUT_OF_MEMORY, w->frame + 1, "out of memory");
     if (nonfinite) {
         char reason[sizeof w->broken_reason];

@@ -387,6 +387,7 @@ typedef struct eddy_world {
      * eddy_world_restore clears this. broken_reason says what happened. */
     bool needs_restore;
     char broken_reason[160];
+    eddy_status step_failure; /* why the running step failed, EDDY_OK for out of memory */
     char error[256];
 } eddy_world;
 
