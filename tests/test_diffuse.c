@@ -157,7 +157,7 @@ static void visit_exchange(int i, int t, void *context) {
     normalised_ref *r = context;
     float dx, dy, dz, d2;
     const float k = ref_kernel(r, i, t, &dx, &dy, &dz, &d2);
-    const float kc = k * (r->g[i] + r->g[t]);
+    const float kc = k * (r->g[i] > r->g[t] ? r->g[t] : r->g[i]);
     const float axial = d2 > 0.0f ? 5.0f * kc / d2 : 0.0f;
     r->dr += (r->rho[t] - r->rho[i]) * kc;
     const float ex = r->wx[t] - r->wx[i], ey = r->wy[t] - r->wy[i], ez = r->wz[t] - r->wz[i];
@@ -189,12 +189,12 @@ static int reference_normalised(const eddy_world *w, float dt, float *out[4]) {
         for_neighbours(w, i, reach, visit_moments, &r);
         const float floor = PSE_MIN_SPREAD_EPS2 * eps * eps * r.s;
         const float m = r.m > floor ? r.m : floor;
-        g[i] = m > 0.0f ? 3.0f / m : 0.0f;
+        g[i] = m > 0.0f ? 6.0f / m : 0.0f;
         const float a = m > 0.0f ? 6.0f * r.s / m : 0.0f;
         a_max = a > a_max ? a : a_max;
     }
     const float nu = d->viscosity, kappa = d->density_diffusivity;
-    const float diff = (5.0f / 3.0f) * nu > kappa ? (5.0f / 3.0f) * nu : kappa;
+    const float diff = 5.0f * nu > kappa ? 5.0f * nu : kappa;
     const float weight = diff * dt * a_max;
     int substeps = 1;
     while (weight / (float)substeps > PSE_MAX_WEIGHT) ++substeps;

@@ -127,7 +127,7 @@ static double tube_growth_ratio(const tube *t, int frames, eddy_diffusion diffus
 }
 
 /* nu dt / h^2 = 0.1 at every spacing: 10 frames take sigma^2 from 4 h^2 to
- * 8 h^2. Measured 0.980 at all three spacings (the same digits); the seed's
+ * 8 h^2. Measured 0.9608 at all three spacings (the same digits); the seed's
  * exchange gave 0.012 at 5 cm (docs/physics.md section 9). */
 Test(scale, lamb_oseen_core_growth_at_every_spacing) {
     const double spacings[] = {0.01, 0.05, 0.5};
@@ -153,7 +153,7 @@ Test(scale, lamb_oseen_seed_exchange_is_off_by_the_spacing) {
  * a vorton's own value is far above the explicit bound, so the phase takes
  * substeps. A longer tube (15 layers each side): its open ends exchange
  * along z with fewer neighbours, and over a frame this long that reaches the
- * middle layer of a short tube. Measured 0.987. */
+ * middle layer of a short tube. Measured 0.9871. */
 Test(scale, lamb_oseen_beyond_the_explicit_bound_is_substepped) {
     const double dt = 1.0 / 30.0, h = 0.05;
     const tube t = {h, 3.0 * h * h / dt, 2.0 * h, 15};
@@ -275,7 +275,7 @@ Test(scale, ring_scaled_x10_seed_exchange_parts) {
  * a Gaussian blob of rho' on a cubic lattice (spacing h, vorton radius h / 2,
  * no vorticity, no gravity), sigma^2 = sum rho' |x|^2 / sum rho' grows as
  * 6 kappa t in three dimensions. kappa dt / h^2 = 0.1 at 1 cm and 0.5 m.
- * Measured 1.0002 at both; the seed's exchange gave 0.013 at 5 cm. */
+ * Measured 0.9999 at both; the seed's exchange gave 0.013 at 5 cm. */
 static double blob_growth_ratio(double h, eddy_diffusion diffusion) {
     const double dt = 1.0 / 30.0, kappa = 0.1 * h * h / dt, s0 = 2.0 * h;
     const int frames = 10;

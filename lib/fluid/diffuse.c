@@ -161,7 +161,7 @@ static void pse_store(const pse_job *job, const pse_home *h) {
          * neighbour exchanges nothing */
         const float floor = job->spread_floor * h->dr;
         const float m = h->dwx > floor ? h->dwx : floor;
-        job->g_out[h->self] = m > 0.0f ? 3.0f / m : 0.0f;
+        job->g_out[h->self] = m > 0.0f ? 6.0f / m : 0.0f;
         job->a_out[h->self] = m > 0.0f ? 6.0f * h->dr / m : 0.0f;
         return;
     }
@@ -235,8 +235,8 @@ static void diffuse_seed(eddy_world *w, float dt, pse_cell_fn *cell) {
  * far enough in cells to hold the cut-off ball (at most PSE_MAX_REACH cells).
  * 1. moments: every vorton's M = sum k |d|^2 and S = sum k over its pairs;
  * 2. n exchanges of dt / n each, n the substeps stability asks for:
- *    d(omega_H) = nu dt sum_T (g_H + g_T) 5 k (dhat . (omega_T - omega_H)) dhat,
- *    d(rho'_H)  = kappa dt sum_T (g_H + g_T) k (rho'_T - rho'_H),  g = 3 / M.
+ *    d(omega_H) = nu dt sum_T min(g_H, g_T) 5 k (dhat . (omega_T - omega_H)) dhat,
+ *    d(rho'_H)  = kappa dt sum_T min(g_H, g_T) k (rho'_T - rho'_H),  g = 6 / M.
  * Returns false (with the world's error message) where the substeps needed
  * exceed EDDY_DIFFUSION_MAX_SUBSTEPS. */
 
@@ -269,22 +269,27 @@ static bool diffuse_normalised(eddy_world *w, float dt, pse_cell_fn *cell) {
     pad_clear(w, v->count);
     memset(job.g_out + v->count, 0, PSE_PAD * sizeof(float));
     eddy_parallel_for(&w->tasks, v->count, PSE_CHUNK, pse_chunk, &job);
-    /* Stability: the exchange's own weight on a vorton is about
-     * (5/3) nu dt a for the vorticity and kappa dt a for rho' (a = 6 S / M);
-     * above 1 an explicit exchange overshoots and then grows. The largest
-     * over the vortons (a maximum: the same whatever the order) sets the
-     * substeps. */
+    /* Stability: the exchange's own weight on a vorton is at most
+     * kappa dt sum_T min(g_H, g_T) k <= kappa dt g_H S = kappa dt a for rho'
+     * (a = 6 S / M), and for the vorticity the largest eigenvalue of
+     * nu dt sum_T min(g_H, g_T) 5 k dhat dhat^T, at most its trace 5 nu dt a
+     * (a third of that where the neighbours are spread evenly over
+     * directions, all of it where they lie on a line). The explicit exchange
+     * is stable while every such weight is at most 1 (Gershgorin: the
+     * eigenvalues of the whole exchange are then within [0, 2]). The
+     * largest a over the vortons (a maximum: the same whatever the order)
+     * sets the substeps. */
     float a_max = 0.0f;
     for (int n = 0; n < v->count; ++n) a_max = job.a_out[n] > a_max ? job.a_out[n] : a_max;
     const float nu = d->viscosity, kappa = d->density_diffusivity;
-    const float diff = (5.0f / 3.0f) * nu > kappa ? (5.0f / 3.0f) * nu : kappa;
+    const float diff = 5.0f * nu > kappa ? 5.0f * nu : kappa;
     const float weight = diff * dt * a_max;
     int substeps = 1;
     while (substeps <= EDDY_DIFFUSION_MAX_SUBSTEPS && weight / (float)substeps > PSE_MAX_WEIGHT)
         ++substeps;
     if (substeps > EDDY_DIFFUSION_MAX_SUBSTEPS) {
         eddy_world_set_error(w,
-                             "diffusion beyond its stability bound: max(5/3 nu, kappa) dt 6S/M = "
+                             "diffusion beyond its stability bound: max(5 nu, kappa) dt 6S/M = "
                              "%.3g > %d substeps x %.2g",
                              (double)weight, EDDY_DIFFUSION_MAX_SUBSTEPS, (double)PSE_MAX_WEIGHT);
         return false;

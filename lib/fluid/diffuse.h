@@ -21,7 +21,7 @@ enum { PSE_MAX_REACH = 3, PSE_MAX_RUNS = (2 * PSE_MAX_REACH + 1) * (2 * PSE_MAX_
 enum { PSE_BATCH = 128, PSE_SEGMENTS = PSE_MAX_RUNS, PSE_HOMES = 16 };
 
 /* Arrays of the partition-order copy: x, y, z, wx, wy, wz, rho', and the
- * normalisation g = 3 / M of each vorton (EDDY_DIFFUSION_NORMALISED, written
+ * normalisation g = 6 / M of each vorton (EDDY_DIFFUSION_NORMALISED, written
  * by the moments pass) and its stability figure a = 6 S / M; each is followed
  * by PSE_PAD zeroed floats that the last lanes may read. */
 enum { PSE_ARRAYS = 9, PSE_PAD = 8 }; /* the widest lanes */
@@ -34,7 +34,7 @@ typedef struct pse_sorted {
 typedef enum pse_pass {
     PSE_PASS_SEED = 0,     /* the seed's exchange: un-normalised kernel, 27 cells */
     PSE_PASS_MOMENTS = 1,  /* per home: M = sum k |d|^2 and S = sum k */
-    PSE_PASS_EXCHANGE = 2, /* the normalised exchange, pair factor g_H + g_T */
+    PSE_PASS_EXCHANGE = 2, /* the normalised exchange, pair factor min(g_H, g_T) */
 } pse_pass;
 
 /* The exchange sums of one vorton H: its position and values, and the

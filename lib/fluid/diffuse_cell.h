@@ -155,7 +155,8 @@ static inline void pse_lane_moments(const pse_home_lanes *h, const pse_pack *p, 
 }
 
 /* PSE_PASS_EXCHANGE: the seed's terms with k cut to 0 from |d|^2 >= cut2 on,
- * each times the pair's factor g_H + g_T (the same for both of the pair). */
+ * each times the pair's factor min(g_H, g_T) (the same for both of the pair;
+ * a select, not a min instruction: g_T when g_H > g_T, else g_H). */
 static inline void pse_lane_exchange(const pse_home_lanes *h, const pse_pack *p, int j,
                                      float neg_inv_s2, float cut2, pse_terms *t) {
     const vf zero = vf_splat(0.0f);
@@ -164,7 +165,8 @@ static inline void pse_lane_exchange(const pse_home_lanes *h, const pse_pack *p,
     const vf dz = vf_sub(h->z, vf_load(p->z + j));
     const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
     const vf k = vf_select(vf_gt(vf_splat(cut2), d2), vf_expf(vf_mul(d2, vf_splat(neg_inv_s2))), zero);
-    const vf kc = vf_mul(k, vf_add(h->g, vf_load(p->g + j)));
+    const vf gt = vf_load(p->g + j);
+    const vf kc = vf_mul(k, vf_select(vf_gt(h->g, gt), gt, h->g));
     const vf axial =
         vf_select(vf_gt(d2, zero), vf_div(vf_mul(vf_splat(PSE_AXIAL_WEIGHT), kc), d2), zero);
     vf_store(t->r + j, vf_mul(vf_sub(vf_load(p->rho + j), h->rho), kc));
