@@ -554,7 +554,8 @@ static bool substep(eddy_world *w, float dt, bool first) {
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_VELOCITY_GRID, eddy_phase_velocity_grid(w));
     PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_pack_flow(w));
-    if (w->def.vorton_step == EDDY_VORTON_STEP_HEUN) {
+    if (w->def.vorton_step == EDDY_VORTON_STEP_HEUN ||
+        w->def.vorton_step == EDDY_VORTON_STEP_HEUN_ADAPTIVE) {
         PHASE(w, EDDY_PHASE_DIFFUSION, ok = eddy_phase_diffuse(w, dt));
         if (!ok) return diffusion_refused(w);
         if (!heun_vortons(w, dt)) return false;
@@ -569,6 +570,31 @@ static bool substep(eddy_world *w, float dt, bool first) {
     PHASE(w, EDDY_PHASE_BODIES, eddy_phase_body_forces(w); eddy_phase_find_held_bodies(w);
                                 eddy_phase_integrate_bodies(w, dt); eddy_phase_contain_bodies(w));
     return true;
+}
+
+/* EDDY_VORTON_STEP_HEUN_ADAPTIVE: the substeps the vorticity asks for (1
+ * for every other step). The largest |omega|^2 over the vortons is a
+ * maximum, the same whatever order it is taken in; one pass on the calling
+ * thread, in index order. n is the least count with
+ * max |omega|^2 (dt / def.substeps)^2 <= (EDDY_ADAPTIVE_OMEGA_DT n)^2, at most
+ * EDDY_ADAPTIVE_MAX_SUBSTEPS. Why |omega| dt: a vortex core turns at omega / 2
+ * and each step's velocity is held over the step, so the error of a step
+ * grows with the angle the core turns in it (docs/physics.md section 9.3). */
+static int vorticity_substeps(const eddy_world *w) {
+    if (w->def.vorton_step != EDDY_VORTON_STEP_HEUN_ADAPTIVE) return 1;
+    const particle_array *v = &w->vortons;
+    float m2 = 0.0f;
+    for (int i = 0; i < v->count; ++i) {
+        const float o2 = v->wx[i] * v->wx[i] + v->wy[i] * v->wy[i] + v->wz[i] * v->wz[i];
+        m2 = o2 > m2 ? o2 : m2;
+    }
+    const float h = w->def.dt / (float)w->def.substeps;
+    const float turn2 = m2 * h * h;
+    int n = 1;
+    while (n < EDDY_ADAPTIVE_MAX_SUBSTEPS &&
+           turn2 > (EDDY_ADAPTIVE_OMEGA_DT * (float)n) * (EDDY_ADAPTIVE_OMEGA_DT * (float)n))
+        ++n;
+    return n;
 }
 
 /* The step failed or left a non-finite value: from now on the world refuses
@@ -613,8 +639,10 @@ eddy_status eddy_world_step(eddy_world *w, const eddy_input *input) {
     PHASE(w, EDDY_PHASE_INPUT, ok = input_apply(w, in));
     PHASE(w, EDDY_PHASE_INPUT, eddy_phase_remove_embedded(w));
     w->step_failure = EDDY_OK;
-    const float dt = w->def.dt / (float)w->def.substeps;
-    for (int k = 0; k < w->def.substeps && ok; ++k) ok = substep(w, dt, k == 0);
+    const int substeps = w->def.substeps * vorticity_substeps(w);
+    w->step_substeps = substeps;
+    const float dt = w->def.dt / (float)substeps;
+    for (int k = 0; k < substeps && ok; ++k) ok = substep(w, dt, k == 0);
     eddy_bodies_end_step(w); /* input forces act for the whole step, every substep */
     bool nonfinite = false;
     if (ok) {

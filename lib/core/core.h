@@ -388,6 +388,8 @@ typedef struct eddy_world {
     bool needs_restore;
     char broken_reason[160];
     eddy_status step_failure; /* why the running step failed, EDDY_OK for out of memory */
+    int step_substeps; /* substeps of the running step: def.substeps times the
+                          vorticity's (EDDY_VORTON_STEP_HEUN_ADAPTIVE); set by the step */
     char error[256];
 } eddy_world;
 

@@ -112,7 +112,7 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
               "EDDY_TREECODE_MULTIPOLE (the original traversal has no walk at the vortons)");
     DEF_CHECK(d->diffusion >= EDDY_DIFFUSION_NORMALISED && d->diffusion <= EDDY_DIFFUSION_SEED,
               "diffusion %d is not an eddy_diffusion", (int)d->diffusion);
-    DEF_CHECK(d->vorton_step >= EDDY_VORTON_STEP_EULER && d->vorton_step <= EDDY_VORTON_STEP_STRETCH_AB2,
+    DEF_CHECK(d->vorton_step >= EDDY_VORTON_STEP_EULER && d->vorton_step <= EDDY_VORTON_STEP_HEUN_ADAPTIVE,
               "vorton_step %d is not an eddy_vorton_step", (int)d->vorton_step);
     DEF_CHECK(isfinite(d->treecode_opening_angle) && d->treecode_opening_angle > 0.0f &&
                   d->treecode_opening_angle <= 2.0f,

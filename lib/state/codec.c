@@ -397,7 +397,7 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
     d->treecode_opening_angle = eddy_wire_get_f32(r, "treecode_opening_angle");
     if (version == DEF_VERSION_TRAVERSAL) return;
     uint32_t step = eddy_wire_get_u32(r, "vorton_step");
-    if (step > EDDY_VORTON_STEP_STRETCH_AB2)
+    if (step > EDDY_VORTON_STEP_HEUN_ADAPTIVE)
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "vorton_step %u is not an eddy_vorton_step",
                   (unsigned)step);
     else d->vorton_step = (eddy_vorton_step)step;

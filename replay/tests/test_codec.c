@@ -184,9 +184,10 @@ Test(codec, treecode_vortons_method_round_trips) {
  * refused by the decoder and by the definition's validation. */
 Test(codec, vorton_step_is_written_in_version_3) {
     const eddy_treecode_traversal traversals[] = {EDDY_TREECODE_ORIGINAL, EDDY_TREECODE_MULTIPOLE};
-    const eddy_vorton_step steps[] = {EDDY_VORTON_STEP_HEUN, EDDY_VORTON_STEP_STRETCH_AB2};
+    const eddy_vorton_step steps[] = {EDDY_VORTON_STEP_HEUN, EDDY_VORTON_STEP_STRETCH_AB2,
+                                      EDDY_VORTON_STEP_HEUN_ADAPTIVE};
     char message[256];
-    for (int t = 0; t < 4; ++t) {
+    for (int t = 0; t < 6; ++t) {
         eddy_world_def d = odd_def();
         d.treecode_traversal = traversals[t % 2];
         d.vorton_step = steps[t / 2];

@@ -412,7 +412,9 @@ Test(snapshot, layout_guard_state_structures_unchanged) {
      * 3552: the two particle arrays' kept rates (above), state. 4416: the
      * influence tree's room for 24 levels instead of 16 (lib/core/core.h), rebuilt
      * every step, not state. 4424: why the running step failed
-     * (step_failure, lib/world.c), set and read within one step, not state. */
+     * (step_failure, lib/world.c), set and read within one step, not state.
+     * 4424: the running step's substeps (step_substeps), set by the step
+     * from the definition and the vortons, not state. */
     cr_expect_eq(sizeof(eddy_world), 4424, "eddy_world changed (%zu): is the new field state?",
                  sizeof(eddy_world));
     /* 632: friction and restitution, encoded after the flags byte when not
