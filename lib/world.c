@@ -539,6 +539,13 @@ static bool heun_vortons(eddy_world *w, float dt) {
     return true;
 }
 
+/* The diffusion asked for more substeps than it may take (its message is
+ * the world's error): the step fails with EDDY_ERROR_CAPACITY. */
+static bool diffusion_refused(eddy_world *w) {
+    w->step_failure = EDDY_ERROR_CAPACITY;
+    return false;
+}
+
 static bool substep(eddy_world *w, float dt, bool first) {
     bool ok = true;
     if (first) {
@@ -560,12 +567,15 @@ static bool substep(eddy_world *w, float dt, bool first) {
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_VELOCITY_GRID, eddy_phase_velocity_grid(w));
     PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_pack_flow(w));
-    if (w->def.vorton_step == EDDY_VORTON_STEP_HEUN) {
-        PHASE(w, EDDY_PHASE_DIFFUSION, eddy_phase_diffuse(w, dt));
+    if (w->def.vorton_step == EDDY_VORTON_STEP_HEUN ||
+        w->def.vorton_step == EDDY_VORTON_STEP_HEUN_ADAPTIVE) {
+        PHASE(w, EDDY_PHASE_DIFFUSION, ok = eddy_phase_diffuse(w, dt));
+        if (!ok) return diffusion_refused(w);
         if (!heun_vortons(w, dt)) return false;
     } else {
         PHASE(w, EDDY_PHASE_STRETCH, eddy_phase_stretch(w, dt));
-        PHASE(w, EDDY_PHASE_DIFFUSION, eddy_phase_diffuse(w, dt));
+        PHASE(w, EDDY_PHASE_DIFFUSION, ok = eddy_phase_diffuse(w, dt));
+        if (!ok) return diffusion_refused(w);
         PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_advect_vortons(w, dt));
     }
     if (first) PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_bullet_vortons(w));
@@ -576,6 +586,31 @@ static bool substep(eddy_world *w, float dt, bool first) {
     PHASE(w, EDDY_PHASE_BODIES, eddy_phase_body_forces(w); eddy_phase_find_held_bodies(w);
                                 eddy_phase_integrate_bodies(w, dt); eddy_phase_contain_bodies(w));
     return true;
+}
+
+/* EDDY_VORTON_STEP_HEUN_ADAPTIVE: the substeps the vorticity asks for (1
+ * for every other step). The largest |omega|^2 over the vortons is a
+ * maximum, the same whatever order it is taken in; one pass on the calling
+ * thread, in index order. n is the least count with
+ * max |omega|^2 (dt / def.substeps)^2 <= (EDDY_ADAPTIVE_OMEGA_DT n)^2, at most
+ * EDDY_ADAPTIVE_MAX_SUBSTEPS. Why |omega| dt: a vortex core turns at omega / 2
+ * and each step's velocity is held over the step, so the error of a step
+ * grows with the angle the core turns in it (docs/physics.md section 9.3). */
+static int vorticity_substeps(const eddy_world *w) {
+    if (w->def.vorton_step != EDDY_VORTON_STEP_HEUN_ADAPTIVE) return 1;
+    const particle_array *v = &w->vortons;
+    float m2 = 0.0f;
+    for (int i = 0; i < v->count; ++i) {
+        const float o2 = v->wx[i] * v->wx[i] + v->wy[i] * v->wy[i] + v->wz[i] * v->wz[i];
+        m2 = o2 > m2 ? o2 : m2;
+    }
+    const float h = w->def.dt / (float)w->def.substeps;
+    const float turn2 = m2 * h * h;
+    int n = 1;
+    while (n < EDDY_ADAPTIVE_MAX_SUBSTEPS &&
+           turn2 > (EDDY_ADAPTIVE_OMEGA_DT * (float)n) * (EDDY_ADAPTIVE_OMEGA_DT * (float)n))
+        ++n;
+    return n;
 }
 
 /* The step failed or left a non-finite value: from now on the world refuses
@@ -620,8 +655,11 @@ static eddy_status world_step_held(eddy_world *w, const eddy_input *input) {
     char bad[128] = "";
     PHASE(w, EDDY_PHASE_INPUT, ok = input_apply(w, in));
     PHASE(w, EDDY_PHASE_INPUT, eddy_phase_remove_embedded(w));
-    const float dt = w->def.dt / (float)w->def.substeps;
-    for (int k = 0; k < w->def.substeps && ok; ++k) ok = substep(w, dt, k == 0);
+    w->step_failure = EDDY_OK;
+    const int substeps = w->def.substeps * vorticity_substeps(w);
+    w->step_substeps = substeps;
+    const float dt = w->def.dt / (float)substeps;
+    for (int k = 0; k < substeps && ok; ++k) ok = substep(w, dt, k == 0);
     eddy_bodies_end_step(w); /* input forces act for the whole step, every substep */
     w->step_bullets = NULL;  /* the input's array: never kept past the step */
     w->step_bullet_count = 0;
@@ -640,6 +678,8 @@ static eddy_status world_step_held(eddy_world *w, const eddy_input *input) {
     w->early_armed = false; /* early tracer hashes never outlive their step */
     w->profile.step_ms = eddy_now_ms() - t0;
     eddy_fpenv_set(caller_mode);
+    if (!ok && w->step_failure != EDDY_OK)
+        return world_break(w, w->step_failure, w->frame + 1, w->error);
     if (!ok) return world_break(w, EDDY_ERROR_OUT_OF_MEMORY, w->frame + 1, "out of memory");
     if (nonfinite) {
         char reason[sizeof w->broken_reason];

@@ -696,7 +696,13 @@ static double layer_quantile(eddy_world *w, int sign, double q) {
  * layers' buoyancy frequency, period about 50 frames, so one frame's v_z says
  * where in the swing it was sampled). The layers themselves drift toward the floor
  * and the lid over the run (docs/coupling.md), so the band is measured, not
- * fixed at the initial interface. */
+ * fixed at the initial interface. The band is widened by 2 cm on each side
+ * (a quarter of the layers' vorton spacing, 1 m / 2048^(1/3) = 7.9 cm: the
+ * quantiles locate a layer's edge no better): with the normalised PSE (issue
+ * 35) the layers' rho' diffuses at the diffusivity set, the interface is
+ * wider, and at frame 540 the ball's centre was 5.7 mm below the heavy
+ * layer's 90 % quantile (z -0.3544 against -0.3487), inside it at every other
+ * check. */
 Test(coupling_buoyancy, buoyant_ball_settles_between_layers, .timeout = 120) {
     const char *name = "buoyant_ball";
     eddy_world *w = scene_world(name);
@@ -717,7 +723,7 @@ Test(coupling_buoyancy, buoyant_ball_settles_between_layers, .timeout = 120) {
         const double heavy_top = layer_quantile(w, +1, 0.9), light_bottom = layer_quantile(w, -1, 0.1);
         cr_log_info("%s f%3d: ball z %+.4f, heavy layer top %+.4f, light layer bottom %+.4f, v_z %+.4f",
                     name, f, z, heavy_top, light_bottom, vz);
-        if (!(z > heavy_top && z < light_bottom)) ++outside;
+        if (!(z > heavy_top - 0.02 && z < light_bottom + 0.02)) ++outside;
     }
     cr_expect_eq(outside, 0, "%s: the ball left the gap between the layers at %d checks", name,
                  outside);

@@ -527,6 +527,16 @@ Test(scenes, heun_step_is_deterministic_across_workers, .timeout = 600) {
                               "Heun's step");
 }
 
+/* Heun's step in substeps chosen from the vorticity
+ * (EDDY_VORTON_STEP_HEUN_ADAPTIVE, lib/world.c): the substep count is a
+ * maximum over the vortons, emission and the early tracer hashes follow it.
+ * Free fluid, emission with tracers, a body. */
+Test(scenes, heun_adaptive_step_is_deterministic_across_workers, .timeout = 600) {
+    static const char *const scenes[] = {"vortex_ring", "plume_plate", "buoyant_ball"};
+    expect_step_deterministic(scenes, sizeof scenes / sizeof scenes[0],
+                              EDDY_VORTON_STEP_HEUN_ADAPTIVE, "Heun's adaptive step");
+}
+
 /* The Adams-Bashforth stretching rate (EDDY_VORTON_STEP_STRETCH_AB2,
  * lib/fluid/stretch.c): each vorton's kept rate is read and written by the one
  * chunk that owns the vorton. Free fluid, a turning container (the kept rates

@@ -404,6 +404,9 @@ typedef struct eddy_world {
      * eddy_world_restore clears this. broken_reason says what happened. */
     bool needs_restore;
     char broken_reason[160];
+    eddy_status step_failure; /* why the running step failed, EDDY_OK for out of memory */
+    int step_substeps; /* substeps of the running step: def.substeps times the
+                          vorticity's (EDDY_VORTON_STEP_HEUN_ADAPTIVE); set by the step */
     char error[256];
     /* A public call that reads or writes the state is running on this world
      * (step, snapshot, restore, population, the hash queries): any call that

@@ -22,6 +22,7 @@ eddy_world_def eddy_world_def_default(void) {
     d.vorticity_dissipation = 0.01f;
     d.density_diffusivity = 1.0e-4f;
     d.density_relaxation = 1.0e-4f;
+    d.diffusion = EDDY_DIFFUSION_NORMALISED; /* docs/physics.md §9 */
     d.ambient_density = 1.0f;
     d.gravity = (eddy_vec3){0.0f, 0.0f, -10.0f};
     d.stretch_gain = 0.5f;
@@ -109,7 +110,9 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
                   d->treecode_traversal == EDDY_TREECODE_MULTIPOLE,
               "velocity_method EDDY_VELOCITY_TREECODE_VORTONS needs treecode_traversal "
               "EDDY_TREECODE_MULTIPOLE (the original traversal has no walk at the vortons)");
-    DEF_CHECK(d->vorton_step >= EDDY_VORTON_STEP_EULER && d->vorton_step <= EDDY_VORTON_STEP_STRETCH_AB2,
+    DEF_CHECK(d->diffusion >= EDDY_DIFFUSION_NORMALISED && d->diffusion <= EDDY_DIFFUSION_SEED,
+              "diffusion %d is not an eddy_diffusion", (int)d->diffusion);
+    DEF_CHECK(d->vorton_step >= EDDY_VORTON_STEP_EULER && d->vorton_step <= EDDY_VORTON_STEP_HEUN_ADAPTIVE,
               "vorton_step %d is not an eddy_vorton_step", (int)d->vorton_step);
     DEF_CHECK(isfinite(d->treecode_opening_angle) && d->treecode_opening_angle > 0.0f &&
                   d->treecode_opening_angle <= 2.0f,

@@ -103,8 +103,17 @@ bool eddy_pse_reserve(eddy_world *w, int n) {
 static pse_sorted pse_sorted_view(const eddy_world *w) {
     const float *p = w->sorted_scratch;
     const size_t stride = pse_stride(w->sorted_scratch_capacity);
-    return (pse_sorted){p, p + stride, p + 2 * stride, p + 3 * stride, p + 4 * stride,
-                        p + 5 * stride, p + 6 * stride};
+    return (pse_sorted){p,              p + stride,     p + 2 * stride, p + 3 * stride,
+                        p + 4 * stride, p + 5 * stride, p + 6 * stride, p + 7 * stride};
+}
+
+/* The moments pass's outputs: g and a in partition order. */
+static float *pse_g_out(eddy_world *w) {
+    return w->sorted_scratch + 7 * pse_stride(w->sorted_scratch_capacity);
+}
+
+static float *pse_a_out(eddy_world *w) {
+    return w->sorted_scratch + 8 * pse_stride(w->sorted_scratch_capacity);
 }
 
 /* Start-of-phase values into partition order, sorted positions [begin, end). */
@@ -138,18 +147,29 @@ static void pad_clear(eddy_world *w, int count) {
 /* The terms H adds, in visiting order, for up to PSE_BATCH neighbours taken
  * from consecutive runs; a run's last vector writes up to VF_LANES - 1 lanes
  * past its end, which the next run overwrites or the sums never read. */
-static pse_home pse_home_at(const pse_sorted *s, int n) {
-    return (pse_home){n, s->x[n], s->y[n], s->z[n], s->wx[n], s->wy[n], s->wz[n], s->rho[n],
-                      0.0f, 0.0f, 0.0f, 0.0f};
+static pse_home pse_home_at(const pse_job *job, int n) {
+    const pse_sorted *s = &job->s;
+    return (pse_home){n,        s->x[n], s->y[n], s->z[n], s->wx[n],
+                      s->wy[n], s->wz[n], s->rho[n], 0.0f,  0.0f,
+                      0.0f,     0.0f,    job->pass == PSE_PASS_EXCHANGE ? s->g[n] : 0.0f};
 }
 
 static void pse_store(const pse_job *job, const pse_home *h) {
     const eddy_world *w = job->w;
+    if (job->pass == PSE_PASS_MOMENTS) {
+        /* dwx holds M = sum k |d|^2, dr holds S = sum k; a vorton with no
+         * neighbour exchanges nothing */
+        const float floor = job->spread_floor * h->dr;
+        const float m = h->dwx > floor ? h->dwx : floor;
+        job->g_out[h->self] = m > 0.0f ? 6.0f / m : 0.0f;
+        job->a_out[h->self] = m > 0.0f ? 6.0f * h->dr / m : 0.0f;
+        return;
+    }
     const int i = w->part.sorted_index[h->self];
-    w->scratch[0][i] = (h->wx + job->nu2dt * h->dwx) * job->keep_w;
-    w->scratch[1][i] = (h->wy + job->nu2dt * h->dwy) * job->keep_w;
-    w->scratch[2][i] = (h->wz + job->nu2dt * h->dwz) * job->keep_w;
-    w->scratch[3][i] = (h->rho + job->kappa2dt * h->dr) * job->keep_rho;
+    w->scratch[0][i] = (h->wx + job->nu_dt * h->dwx) * job->keep_w;
+    w->scratch[1][i] = (h->wy + job->nu_dt * h->dwy) * job->keep_w;
+    w->scratch[2][i] = (h->wz + job->nu_dt * h->dwz) * job->keep_w;
+    w->scratch[3][i] = (h->rho + job->kappa_dt * h->dr) * job->keep_rho;
 }
 
 /* Homes at sorted positions [begin, end), up to PSE_HOMES of one cell at a
@@ -160,35 +180,141 @@ static void pse_chunk(int chunk, int begin, int end, void *context) {
     const int *start = job->w->part.cell_start;
     pse_home homes[PSE_HOMES];
     for (int n = begin; n < end;) {
-        homes[0] = pse_home_at(&job->s, n);
+        homes[0] = pse_home_at(job, n);
         int c[3];
         grid_cell_of(grid, homes[0].x, homes[0].y, homes[0].z, c);
         const int cell = c[0] + grid->cells[0] * (c[1] + grid->cells[1] * c[2]);
         const int cell_end = start[cell + 1] < end ? start[cell + 1] : end;
         const int count = cell_end - n < PSE_HOMES ? cell_end - n : PSE_HOMES;
-        for (int m = 1; m < count; ++m) homes[m] = pse_home_at(&job->s, n + m);
+        for (int m = 1; m < count; ++m) homes[m] = pse_home_at(job, n + m);
         job->cell(job, c, homes, count);
         for (int m = 0; m < count; ++m) pse_store(job, &homes[m]);
         n += count;
     }
 }
 
-void eddy_phase_diffuse_using(eddy_world *w, float dt, pse_cell_fn *cell) {
-    if (!w->grid_valid || w->vortons.count == 0) return;
-    const eddy_world_def *d = &w->def;
-    const float s = 8.0f * d->vorton_radius;
+/* The copy's vorticity and rho' after an exchange (positions do not move). */
+static void copy_back(eddy_world *w) {
     particle_array *v = &w->vortons;
-    pse_job job = {w, pse_sorted_view(w), cell, -(1.0f / (s * s)), 2.0f * d->viscosity * dt,
-                   2.0f * d->density_diffusivity * dt, 1.0f - d->vorticity_dissipation * dt,
-                   1.0f - d->density_relaxation * dt};
-    eddy_parallel_for(&w->tasks, v->count, COPY_CHUNK, copy_chunk, &job);
-    pad_clear(w, v->count);
-    eddy_parallel_for(&w->tasks, v->count, PSE_CHUNK, pse_chunk, &job);
     const size_t bytes = (size_t)v->count * sizeof(float);
     memcpy(v->wx, w->scratch[0], bytes);
     memcpy(v->wy, w->scratch[1], bytes);
     memcpy(v->wz, w->scratch[2], bytes);
     memcpy(v->drho, w->scratch[3], bytes);
+}
+
+/* The seed's exchange (EDDY_DIFFUSION_SEED): kernel exp(-|d|^2 / s^2), s = 8
+ * vorton radii, over the 27 cells, rates 2 nu dt and 2 kappa dt. */
+static void diffuse_seed(eddy_world *w, float dt, pse_cell_fn *cell) {
+    const eddy_world_def *d = &w->def;
+    const float s = 8.0f * d->vorton_radius;
+    particle_array *v = &w->vortons;
+    pse_job job = {w,
+                   pse_sorted_view(w),
+                   cell,
+                   -(1.0f / (s * s)),
+                   2.0f * d->viscosity * dt,
+                   2.0f * d->density_diffusivity * dt,
+                   1.0f - d->vorticity_dissipation * dt,
+                   1.0f - d->density_relaxation * dt,
+                   PSE_PASS_SEED,
+                   {1, 1, 1},
+                   0.0f,
+                   NULL,
+                   NULL,
+                   0.0f};
+    eddy_parallel_for(&w->tasks, v->count, COPY_CHUNK, copy_chunk, &job);
+    pad_clear(w, v->count);
+    eddy_parallel_for(&w->tasks, v->count, PSE_CHUNK, pse_chunk, &job);
+    copy_back(w);
+}
+
+/* The normalised exchange (EDDY_DIFFUSION_NORMALISED, the default; design
+ * note: docs/physics.md section 9). Kernel k = exp(-|d|^2 / eps^2), eps = 3
+ * vorton radii, cut to 0 from |d| = 2 eps on; the neighbourhood reaches
+ * far enough in cells to hold the cut-off ball (at most PSE_MAX_REACH cells).
+ * 1. moments: every vorton's M = sum k |d|^2 and S = sum k over its pairs;
+ * 2. n exchanges of dt / n each, n the substeps stability asks for:
+ *    d(omega_H) = nu dt sum_T min(g_H, g_T) 5 k (dhat . (omega_T - omega_H)) dhat,
+ *    d(rho'_H)  = kappa dt sum_T min(g_H, g_T) k (rho'_T - rho'_H),  g = 6 / M.
+ * Returns false (with the world's error message) where the substeps needed
+ * exceed EDDY_DIFFUSION_MAX_SUBSTEPS. */
+
+static bool diffuse_normalised(eddy_world *w, float dt, pse_cell_fn *cell) {
+    const eddy_world_def *d = &w->def;
+    const float eps = PSE_EPS_RADII * d->vorton_radius;
+    const float cut = PSE_CUT_EPS * eps;
+    particle_array *v = &w->vortons;
+    pse_job job = {w,
+                   pse_sorted_view(w),
+                   cell,
+                   -(1.0f / (eps * eps)),
+                   0.0f,
+                   0.0f,
+                   1.0f,
+                   1.0f,
+                   PSE_PASS_MOMENTS,
+                   {1, 1, 1},
+                   cut * cut,
+                   pse_g_out(w),
+                   pse_a_out(w),
+                   PSE_MIN_SPREAD_EPS2 * eps * eps};
+    for (int a = 0; a < 3; ++a) {
+        const float spacing = w->grid.spacing[a];
+        int m = 1;
+        while (m < PSE_MAX_REACH && (float)m * spacing < cut) ++m;
+        job.reach[a] = m;
+    }
+    eddy_parallel_for(&w->tasks, v->count, COPY_CHUNK, copy_chunk, &job);
+    pad_clear(w, v->count);
+    memset(job.g_out + v->count, 0, PSE_PAD * sizeof(float));
+    eddy_parallel_for(&w->tasks, v->count, PSE_CHUNK, pse_chunk, &job);
+    /* Stability: the exchange's own weight on a vorton is at most
+     * kappa dt sum_T min(g_H, g_T) k <= kappa dt g_H S = kappa dt a for rho'
+     * (a = 6 S / M), and for the vorticity the largest eigenvalue of
+     * nu dt sum_T min(g_H, g_T) 5 k dhat dhat^T, at most its trace 5 nu dt a
+     * (a third of that where the neighbours are spread evenly over
+     * directions, all of it where they lie on a line). The explicit exchange
+     * is stable while every such weight is at most 1 (Gershgorin: the
+     * eigenvalues of the whole exchange are then within [0, 2]). The
+     * largest a over the vortons (a maximum: the same whatever the order)
+     * sets the substeps. */
+    float a_max = 0.0f;
+    for (int n = 0; n < v->count; ++n) a_max = job.a_out[n] > a_max ? job.a_out[n] : a_max;
+    const float nu = d->viscosity, kappa = d->density_diffusivity;
+    const float diff = 5.0f * nu > kappa ? 5.0f * nu : kappa;
+    const float weight = diff * dt * a_max;
+    int substeps = 1;
+    while (substeps <= EDDY_DIFFUSION_MAX_SUBSTEPS && weight / (float)substeps > PSE_MAX_WEIGHT)
+        ++substeps;
+    if (substeps > EDDY_DIFFUSION_MAX_SUBSTEPS) {
+        eddy_world_set_error(w,
+                             "diffusion beyond its stability bound: max(5 nu, kappa) dt 6S/M = "
+                             "%.3g > %d substeps x %.2g",
+                             (double)weight, EDDY_DIFFUSION_MAX_SUBSTEPS, (double)PSE_MAX_WEIGHT);
+        return false;
+    }
+    const float h = dt / (float)substeps;
+    job.pass = PSE_PASS_EXCHANGE;
+    job.nu_dt = nu * h;
+    job.kappa_dt = kappa * h;
+    job.keep_w = 1.0f - d->vorticity_dissipation * h;
+    job.keep_rho = 1.0f - d->density_relaxation * h;
+    for (int k = 0; k < substeps; ++k) {
+        if (k > 0) eddy_parallel_for(&w->tasks, v->count, COPY_CHUNK, copy_chunk, &job);
+        eddy_parallel_for(&w->tasks, v->count, PSE_CHUNK, pse_chunk, &job);
+        copy_back(w);
+    }
+    return true;
+}
+
+bool eddy_phase_diffuse_using(eddy_world *w, float dt, pse_cell_fn *cell) {
+    if (!w->grid_valid || w->vortons.count == 0) return true;
+    if (w->def.diffusion == EDDY_DIFFUSION_SEED) {
+        diffuse_seed(w, dt, cell);
+        return true;
+    }
+    return diffuse_normalised(w, dt, cell);
 }
 
 pse_cell_fn *eddy_pse_cell_avx2_if_available(void) {
@@ -198,6 +324,6 @@ pse_cell_fn *eddy_pse_cell_avx2_if_available(void) {
     return NULL;
 }
 
-void eddy_phase_diffuse(eddy_world *w, float dt) {
-    eddy_phase_diffuse_using(w, dt, pse_cell_for_cpu());
+bool eddy_phase_diffuse(eddy_world *w, float dt) {
+    return eddy_phase_diffuse_using(w, dt, pse_cell_for_cpu());
 }

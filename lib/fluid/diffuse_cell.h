@@ -16,13 +16,13 @@ typedef struct pse_pack {
     int seg_first[PSE_SEGMENTS], seg_slot[PSE_SEGMENTS], seg_len[PSE_SEGMENTS];
     float x[PSE_BATCH + VF_LANES], y[PSE_BATCH + VF_LANES], z[PSE_BATCH + VF_LANES];
     float wx[PSE_BATCH + VF_LANES], wy[PSE_BATCH + VF_LANES], wz[PSE_BATCH + VF_LANES];
-    float rho[PSE_BATCH + VF_LANES];
+    float rho[PSE_BATCH + VF_LANES], g[PSE_BATCH + VF_LANES];
 } pse_pack;
 
 /* The runs of a neighbourhood and how far they have been packed. */
 typedef struct pse_runs {
     int count;
-    int first[9], end[9];
+    int first[PSE_MAX_RUNS], end[PSE_MAX_RUNS];
     int run, at; /* next vorton to pack: sorted position at of run run */
 } pse_runs;
 
@@ -52,7 +52,8 @@ typedef struct pse_group {
 #endif
 
 /* Copies the next vortons of the runs into the pack, up to PSE_BATCH. */
-PSE_NO_MEMCPY_IDIOM static void pse_pack_next(pse_pack *p, pse_runs *r, const pse_sorted *s) {
+PSE_NO_MEMCPY_IDIOM static void pse_pack_next(pse_pack *p, pse_runs *r, const pse_sorted *s,
+                                              bool with_g) {
     p->count = 0;
     p->segments = 0;
     while (r->run < r->count && p->count < PSE_BATCH) {
@@ -71,6 +72,8 @@ PSE_NO_MEMCPY_IDIOM static void pse_pack_next(pse_pack *p, pse_runs *r, const ps
             vf_store(p->wz + o + j, vf_load(s->wz + a + j));
             vf_store(p->rho + o + j, vf_load(s->rho + a + j));
         }
+        if (with_g)
+            for (int j = 0; j < len; j += VF_LANES) vf_store(p->g + o + j, vf_load(s->g + a + j));
         if (len > 0) {
             p->seg_first[p->segments] = a;
             p->seg_slot[p->segments] = o;
@@ -89,6 +92,7 @@ PSE_NO_MEMCPY_IDIOM static void pse_pack_next(pse_pack *p, pse_runs *r, const ps
         p->wy[j] = p->wy[last];
         p->wz[j] = p->wz[last];
         p->rho[j] = p->rho[last];
+        if (with_g) p->g[j] = p->g[last];
     }
 }
 
@@ -102,12 +106,12 @@ static int pse_slot_of(const pse_pack *p, int n) {
 
 /* One home's values in every lane. */
 typedef struct pse_home_lanes {
-    vf x, y, z, wx, wy, wz, rho;
+    vf x, y, z, wx, wy, wz, rho, g;
 } pse_home_lanes;
 
 static pse_home_lanes pse_lanes_of(const pse_home *h) {
     return (pse_home_lanes){vf_splat(h->x),  vf_splat(h->y),  vf_splat(h->z),  vf_splat(h->wx),
-                            vf_splat(h->wy), vf_splat(h->wz), vf_splat(h->rho)};
+                            vf_splat(h->wy), vf_splat(h->wz), vf_splat(h->rho), vf_splat(h->g)};
 }
 
 /* The four terms of neighbours j .. j + VF_LANES - 1 of the pack for one
@@ -134,17 +138,69 @@ static inline void pse_lane_terms(const pse_home_lanes *h, const pse_pack *p, in
     vf_store(t->z + j, vf_mul(dz, along));
 }
 
+/* PSE_PASS_MOMENTS: the terms of M = sum k |d|^2 (in x) and S = sum k (in
+ * r), k cut to 0 from |d|^2 >= cut2 on. */
+static inline void pse_lane_moments(const pse_home_lanes *h, const pse_pack *p, int j,
+                                    float neg_inv_s2, float cut2, pse_terms *t) {
+    const vf zero = vf_splat(0.0f);
+    const vf dx = vf_sub(h->x, vf_load(p->x + j));
+    const vf dy = vf_sub(h->y, vf_load(p->y + j));
+    const vf dz = vf_sub(h->z, vf_load(p->z + j));
+    const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
+    const vf k = vf_select(vf_gt(vf_splat(cut2), d2), vf_expf(vf_mul(d2, vf_splat(neg_inv_s2))), zero);
+    vf_store(t->r + j, k);
+    vf_store(t->x + j, vf_mul(k, d2));
+    vf_store(t->y + j, zero);
+    vf_store(t->z + j, zero);
+}
+
+/* PSE_PASS_EXCHANGE: the seed's terms with k cut to 0 from |d|^2 >= cut2 on,
+ * each times the pair's factor min(g_H, g_T) (the same for both of the pair;
+ * a select, not a min instruction: g_T when g_H > g_T, else g_H). */
+static inline void pse_lane_exchange(const pse_home_lanes *h, const pse_pack *p, int j,
+                                     float neg_inv_s2, float cut2, pse_terms *t) {
+    const vf zero = vf_splat(0.0f);
+    const vf dx = vf_sub(h->x, vf_load(p->x + j));
+    const vf dy = vf_sub(h->y, vf_load(p->y + j));
+    const vf dz = vf_sub(h->z, vf_load(p->z + j));
+    const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
+    const vf k = vf_select(vf_gt(vf_splat(cut2), d2), vf_expf(vf_mul(d2, vf_splat(neg_inv_s2))), zero);
+    const vf gt = vf_load(p->g + j);
+    const vf kc = vf_mul(k, vf_select(vf_gt(h->g, gt), gt, h->g));
+    const vf axial =
+        vf_select(vf_gt(d2, zero), vf_div(vf_mul(vf_splat(PSE_AXIAL_WEIGHT), kc), d2), zero);
+    vf_store(t->r + j, vf_mul(vf_sub(vf_load(p->rho + j), h->rho), kc));
+    const vf ex = vf_sub(vf_load(p->wx + j), h->wx);
+    const vf ey = vf_sub(vf_load(p->wy + j), h->wy);
+    const vf ez = vf_sub(vf_load(p->wz + j), h->wz);
+    const vf dot = vf_add(vf_add(vf_mul(dx, ex), vf_mul(dy, ey)), vf_mul(dz, ez));
+    const vf along = vf_mul(axial, dot);
+    vf_store(t->x + j, vf_mul(dx, along));
+    vf_store(t->y + j, vf_mul(dy, along));
+    vf_store(t->z + j, vf_mul(dz, along));
+}
+
+/* One home's terms for the slots of the pack from j on, by pass. */
+static inline void pse_terms_of(const pse_job *job, const pse_home_lanes *h, const pse_pack *p,
+                                int j, pse_terms *t) {
+    switch (job->pass) {
+    case PSE_PASS_MOMENTS: pse_lane_moments(h, p, j, job->neg_inv_s2, job->cut2, t); break;
+    case PSE_PASS_EXCHANGE: pse_lane_exchange(h, p, j, job->neg_inv_s2, job->cut2, t); break;
+    case PSE_PASS_SEED: pse_lane_terms(h, p, j, job->neg_inv_s2, t); break;
+    }
+}
+
 /* The group's terms for every slot of the pack. */
-static void pse_group_terms(pse_group *g, const pse_pack *p, float neg_inv_s2) {
+static void pse_group_terms(pse_group *g, const pse_pack *p, const pse_job *job) {
     const pse_home_lanes a = pse_lanes_of(g->h[0]);
     if (g->homes == 1) {
-        for (int j = 0; j < p->count; j += VF_LANES) pse_lane_terms(&a, p, j, neg_inv_s2, &g->t[0]);
+        for (int j = 0; j < p->count; j += VF_LANES) pse_terms_of(job, &a, p, j, &g->t[0]);
         return;
     }
     const pse_home_lanes b = pse_lanes_of(g->h[1]);
     for (int j = 0; j < p->count; j += VF_LANES) {
-        pse_lane_terms(&a, p, j, neg_inv_s2, &g->t[0]);
-        pse_lane_terms(&b, p, j, neg_inv_s2, &g->t[1]);
+        pse_terms_of(job, &a, p, j, &g->t[0]);
+        pse_terms_of(job, &b, p, j, &g->t[1]);
     }
 }
 
@@ -220,17 +276,18 @@ static void pse_sums(pse_group *g) {
     else pse_sum(g->h[0], &g->t[0], next, g->count);
 }
 
-/* The 9 runs around cell c, z then y; each covers x-cells c0 - 1 .. c0 + 1
- * (clamped), which are consecutive cell indices. */
+/* The runs around cell c, z then y (9 for a reach of 1); each covers x-cells
+ * c0 - reach .. c0 + reach (clamped), which are consecutive cell indices. */
 static void pse_runs_around(const pse_job *job, const int c[3], pse_runs *r) {
     const grid_shape *grid = &job->w->grid;
     const int *start = job->w->part.cell_start;
-    const int ci_lo = c[0] > 0 ? c[0] - 1 : 0;
-    const int ci_hi = c[0] + 1 < grid->cells[0] ? c[0] + 1 : grid->cells[0] - 1;
+    const int *m = job->reach;
+    const int ci_lo = c[0] > m[0] ? c[0] - m[0] : 0;
+    const int ci_hi = c[0] + m[0] < grid->cells[0] ? c[0] + m[0] : grid->cells[0] - 1;
     r->count = 0;
-    for (int ck = c[2] - 1; ck <= c[2] + 1; ++ck) {
+    for (int ck = c[2] - m[2]; ck <= c[2] + m[2]; ++ck) {
         if (ck < 0 || ck >= grid->cells[2]) continue;
-        for (int cj = c[1] - 1; cj <= c[1] + 1; ++cj) {
+        for (int cj = c[1] - m[1]; cj <= c[1] + m[1]; ++cj) {
             if (cj < 0 || cj >= grid->cells[1]) continue;
             const int row = grid->cells[0] * (cj + grid->cells[1] * ck);
             r->first[r->count] = start[row + ci_lo];
@@ -249,7 +306,7 @@ void PSE_CELL_ENTRY(const pse_job *job, const int c[3], pse_home *homes, int cou
     pse_pack pack;
     pse_group g;
     while (runs.run < runs.count) {
-        pse_pack_next(&pack, &runs, &job->s);
+        pse_pack_next(&pack, &runs, &job->s, job->pass == PSE_PASS_EXCHANGE);
         if (pack.count == 0) break;
         g.count = pack.count;
         for (int m = 0; m < count; m += g.homes) {
@@ -258,7 +315,7 @@ void PSE_CELL_ENTRY(const pse_job *job, const int c[3], pse_home *homes, int cou
                 g.h[e] = &homes[m + e];
                 g.t[e].skip = pse_slot_of(&pack, homes[m + e].self);
             }
-            pse_group_terms(&g, &pack, job->neg_inv_s2);
+            pse_group_terms(&g, &pack, job);
             pse_sums(&g);
         }
     }

@@ -125,6 +125,6 @@ static bool emit_group(eddy_world *w, bool vortons, float dt) {
 }
 
 bool eddy_phase_emit(eddy_world *w) {
-    const float dt = w->def.dt / (float)w->def.substeps;
+    const float dt = w->def.dt / (float)w->step_substeps;
     return emit_group(w, false, dt) && emit_group(w, true, dt);
 }

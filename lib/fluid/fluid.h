@@ -23,7 +23,7 @@ void eddy_phase_density_grid(eddy_world *w); /* the rho' grid alone (Heun's seco
 bool eddy_phase_build_grid_and_tree(eddy_world *w); /* build_grid, the tree always built */
 bool eddy_phase_build_tree(eddy_world *w); /* tree (and multipole moments) over the partition */
 
-void eddy_phase_diffuse(eddy_world *w, float dt);
+bool eddy_phase_diffuse(eddy_world *w, float dt); /* false: unstable (message set) */
 bool eddy_pse_reserve(eddy_world *w, int vortons); /* diffusion's own scratch */
 void eddy_phase_advect_vortons(eddy_world *w, float dt);
 void eddy_phase_diagnostics(eddy_world *w);

@@ -204,7 +204,7 @@ enum { EARLY_PAUSE = 31 };
 void eddy_early_hash_prepare(eddy_world *w) {
     w->early_armed = false;
     w->early_blocks = 0;
-    if (!w->def.hash_every_step || w->def.substeps != 1 || !w->grid_valid ||
+    if (!w->def.hash_every_step || w->step_substeps != 1 || !w->grid_valid ||
         (w->tasks.mutations & EDDY_MUTATION_UNFUSED_TRACER_HASH) != 0)
         return;
     if (w->early_pause > 0 && (w->tasks.mutations & EDDY_MUTATION_EARLY_TRACER_HASH_ALWAYS) == 0) {

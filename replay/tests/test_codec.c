@@ -43,6 +43,7 @@ static eddy_world_def odd_def(void) {
     d.flush_denormals = true; /* not the default */
     d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* version 2 */
     d.vorton_step = EDDY_VORTON_STEP_EULER; /* not the default: versions 1 and 2 */
+    d.diffusion = EDDY_DIFFUSION_SEED;      /* not the default: versions 1 to 3 */
     return d;
 }
 
@@ -78,6 +79,7 @@ Test(codec, world_def_decode_refuses_and_names_the_problem) {
     eddy_world_def d = eddy_world_def_default();
     d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* version 2 */
     d.vorton_step = EDDY_VORTON_STEP_EULER;
+    d.diffusion = EDDY_DIFFUSION_SEED;
     eddy_bytes b = {0};
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
     char message[256];
@@ -182,9 +184,10 @@ Test(codec, treecode_vortons_method_round_trips) {
  * refused by the decoder and by the definition's validation. */
 Test(codec, vorton_step_is_written_in_version_3) {
     const eddy_treecode_traversal traversals[] = {EDDY_TREECODE_ORIGINAL, EDDY_TREECODE_MULTIPOLE};
-    const eddy_vorton_step steps[] = {EDDY_VORTON_STEP_HEUN, EDDY_VORTON_STEP_STRETCH_AB2};
+    const eddy_vorton_step steps[] = {EDDY_VORTON_STEP_HEUN, EDDY_VORTON_STEP_STRETCH_AB2,
+                                      EDDY_VORTON_STEP_HEUN_ADAPTIVE};
     char message[256];
-    for (int t = 0; t < 4; ++t) {
+    for (int t = 0; t < 6; ++t) {
         eddy_world_def d = odd_def();
         d.treecode_traversal = traversals[t % 2];
         d.vorton_step = steps[t / 2];
@@ -205,6 +208,7 @@ Test(codec, vorton_step_is_written_in_version_3) {
         eddy_bytes_free(&b);
     }
     eddy_world_def d = eddy_world_def_default();
+    d.diffusion = EDDY_DIFFUSION_SEED;
     cr_assert_eq(d.vorton_step, EDDY_VORTON_STEP_STRETCH_AB2, "the default step");
     eddy_bytes b = {0};
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
@@ -214,7 +218,7 @@ Test(codec, vorton_step_is_written_in_version_3) {
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
     cr_assert(b.data[4] < 3, "Euler's step keeps the older versions");
     eddy_bytes_free(&b);
-    d.vorton_step = (eddy_vorton_step)3;
+    d.vorton_step = (eddy_vorton_step)9;
     cr_assert_eq(eddy_world_def_validate(&d, message, sizeof message), EDDY_ERROR_INVALID_DEF);
     cr_assert(strstr(message, "vorton_step") != NULL, "%s", message);
 }
@@ -514,4 +518,39 @@ Test(codec, input_decode_refuses_version_and_bad_bools) {
                  EDDY_ERROR_VERSION);
     eddy_input_storage_destroy(s);
     eddy_bytes_free(&b);
+}
+
+/* A diffusion other than the seed's (EDDY_DIFFUSION_NORMALISED, the default)
+ * is written in version 4: version 3's 137 bytes and the diffusion (u32);
+ * the seed's keeps versions 1 to 3 (above), which decode as the seed's. An
+ * unknown diffusion is refused by the decoder. */
+Test(codec, diffusion_is_written_in_version_4) {
+    char message[256];
+    eddy_world_def d = eddy_world_def_default();
+    cr_assert_eq(d.diffusion, EDDY_DIFFUSION_NORMALISED, "the default diffusion");
+    eddy_bytes b = {0};
+    cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
+    cr_assert_eq(b.size, 141, "version 4: version 3's 137 bytes + the diffusion");
+    cr_assert_eq(b.data[4], 4, "version 4");
+    eddy_world_def out = eddy_world_def_default();
+    out.diffusion = EDDY_DIFFUSION_SEED;
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.diffusion, EDDY_DIFFUSION_NORMALISED);
+    b.data[137] = 7; /* diffusion */
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    cr_assert(strstr(message, "diffusion") != NULL, "%s", message);
+    eddy_bytes_free(&b);
+    eddy_world_def old = odd_def(); /* the seed's diffusion: version 2 */
+    cr_assert_eq(eddy_world_def_encode(&old, &b), EDDY_OK);
+    out.diffusion = EDDY_DIFFUSION_NORMALISED;
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.diffusion, EDDY_DIFFUSION_SEED, "older versions decode as the seed's");
+    eddy_bytes_free(&b);
+    d.diffusion = (eddy_diffusion)2;
+    char why[200];
+    cr_assert_eq(eddy_world_def_validate(&d, why, sizeof why), EDDY_ERROR_INVALID_DEF);
+    cr_assert(strstr(why, "diffusion") != NULL, "%s", why);
 }

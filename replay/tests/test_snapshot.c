@@ -438,8 +438,10 @@ Test(snapshot, layout_guard_state_structures_unchanged) {
      * 4464: the active blasts (a pointer, a count and a capacity: state, in
      * the BLST section while any acts) and the step's bullets (the input's
      * array and its count, cleared at the end of the step: not state)
-     * (lib/fluid/blast.c). */
-    cr_expect_eq(sizeof(eddy_world), 4464, "eddy_world changed (%zu): is the new field state?",
+     * (lib/fluid/blast.c). 4472: why the running step failed (step_failure,
+     * lib/world.c) and its substeps (step_substeps), set by the step from the
+     * definition and the vortons: not state. */
+    cr_expect_eq(sizeof(eddy_world), 4472, "eddy_world changed (%zu): is the new field state?",
                  sizeof(eddy_world));
     /* 632: friction and restitution, encoded after the flags byte when not
      * the defaults (lib/state/codec.c, eddy_codec_put_body_def) */
