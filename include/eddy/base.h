@@ -25,8 +25,21 @@
  * and a static library linked into a game's own shared object keeps eddy's
  * internals hidden there too. Every symbol the libraries define, hidden or
  * not, starts with eddy_ (a test runs nm on the built libraries).
- * (Windows builds are static: PE has no visibility attribute.) */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
+ *
+ * On Windows the same functions are the DLL's exports: building libeddy.dll
+ * defines EDDY_BUILDING_DLL (dllexport, so nothing else is exported), and a
+ * game that links the DLL defines EDDY_DLL (dllimport; the CMake target
+ * eddy::eddy of a shared build says so itself). A static library needs
+ * neither. libeddy_replay's functions carry EDDY_REPLAY_API (replay.h). */
+#if defined(_WIN32)
+#if defined(EDDY_BUILDING_DLL)
+#define EDDY_API __declspec(dllexport)
+#elif defined(EDDY_DLL)
+#define EDDY_API __declspec(dllimport)
+#else
+#define EDDY_API
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
 #define EDDY_API __attribute__((visibility("default")))
 #else
 #define EDDY_API
