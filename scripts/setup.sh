@@ -13,6 +13,8 @@ packages=(build-essential cmake pkg-config libxxhash-dev libzstd-dev libcriterio
           qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
           emscripten nodejs chromium python3
           gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 wine64)
+# mono: the C# bindings (scripts/check_csharp.sh) are compiled with mcs and run under mono.
+packages+=(mono-mcs mono-runtime)
 # xmllint: the cli_conventions test validates eddy-verify's JUnit XML with it.
 packages+=(libxml2-utils)
 # npm: Debian's package, unless an npm is already there (a nodejs from another
