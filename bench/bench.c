@@ -20,6 +20,7 @@
  * - Exit codes: 0 success, 1 a world could not be created or stepped,
  *   2 bad command line (unknown scene, bad worker list, bad number). */
 #include "eddy/eddy.h"
+#include "chrome_trace.h"
 #include "cli_common.h"
 #include "pin.h"
 #include "scenes.h"
@@ -86,7 +87,10 @@ typedef struct bench_options {
     bool list;
     bool json;
     bool help;
+    const char *trace; /* --trace FILE, or NULL */
 } bench_options;
+
+enum { BENCH_TRACE_EVENTS = 1 << 18 };
 
 static void usage(FILE *out)
 {
@@ -97,7 +101,7 @@ static void usage(FILE *out)
             "                  [--tracer-hash early|end] [--vorton-step euler|heun|stretch-ab2]\n"
             "                  [--velocity treecode|treecode-vortons|direct-grid|\n"
             "                              direct-vortons]\n"
-            "                  [--list] [--json] [--help] [--version]\n"
+            "                  [--trace FILE] [--list] [--json] [--help] [--version]\n"
             "\n"
             "Steps a scene at each worker count and reports the median ms per step of\n"
             "every phase, tracers advected per ms, the hashing share of the step, the\n"
@@ -127,11 +131,15 @@ static void usage(FILE *out)
             "                  (treecode-vortons walks the tree at the vortons too;\n"
             "                  direct summation is the accuracy reference, O(N^2):\n"
             "                  shorten --frames)\n"
+            "  --trace FILE    write the profiler zones of the last worker count's measured\n"
+            "                  frames (up to %d events per worker) as Chrome trace-event\n"
+            "                  JSON, for Perfetto or chrome://tracing (tools/chrome_trace.h)\n"
             "  --list          list the scenes and exit\n"
             "  --json          print one JSON object (keys: docs/bench.md)\n"
             "  --help          this text\n"
             "  --version       eddy version and hash-spec version\n"
-            "A progress line goes to standard error when it is a terminal.\n");
+            "A progress line goes to standard error when it is a terminal.\n",
+            BENCH_TRACE_EVENTS);
 }
 
 static int fail_usage(const char *option, const char *problem)
@@ -156,6 +164,8 @@ static int options_parse(int argc, char **argv, bench_options *o)
             o->list = true;
         } else if (strcmp(argv[i], "--json") == 0) {
             o->json = true;
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--trace", &missing)) != NULL) {
+            o->trace = v;
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--scene", &missing)) != NULL) {
             o->scene = v;
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--threads", &missing)) != NULL) {
@@ -458,13 +468,18 @@ static bool step_once(eddy_world *world, const char *scene)
     return true;
 }
 
+/* trace: records the measured frames' zones (NULL: none). */
 static bool run_steps(eddy_world *world, const bench_options *o, bench_samples *s,
-                      bench_run *run)
+                      bench_run *run, eddy_chrome_trace *trace)
 {
     for (int f = 0; f < o->warmup; ++f) {
         if (!step_once(world, o->scene)) {
             return false;
         }
+    }
+    if (trace != NULL) {
+        const eddy_profiler profiler = eddy_chrome_trace_profiler(trace);
+        eddy_set_profiler(&profiler);
     }
     char label[128];
     snprintf(label, sizeof label, "eddy-bench: %s, %d worker%s, frame", o->scene,
@@ -479,7 +494,24 @@ static bool run_steps(eddy_world *world, const bench_options *o, bench_samples *
         run_record_grid(run, world);
         eddy_cli_progress(label, f + 1, o->frames);
     }
+    eddy_set_profiler(NULL);
     eddy_cli_progress_done();
+    return true;
+}
+
+/* Write the trace to o->trace; false (with a message) on failure. */
+static bool trace_write(const bench_options *o, const eddy_chrome_trace *trace)
+{
+    FILE *f = fopen(o->trace, "w");
+    bool ok = f != NULL && eddy_chrome_trace_write(trace, f);
+    if (f != NULL && fclose(f) != 0) ok = false;
+    if (!ok) {
+        fprintf(stderr, "eddy-bench: cannot write the trace to %s\n", o->trace);
+        return false;
+    }
+    if (eddy_chrome_trace_dropped(trace) > 0)
+        fprintf(stderr, "eddy-bench: the trace kept %d events per worker and dropped %lld more "
+                        "(shorten --frames)\n", BENCH_TRACE_EVENTS, eddy_chrome_trace_dropped(trace));
     return true;
 }
 
@@ -507,12 +539,19 @@ static eddy_world *world_create(const char *scene, int workers, const bench_opti
     return world;
 }
 
-/* Build, step and summarize one worker count. Returns false on failure. */
-static bool run_one(const bench_options *o, int workers, eddy_pinner *pinner, bench_run *run)
+/* Build, step and summarize one worker count (traced: --trace records it).
+ * Returns false on failure. */
+static bool run_one(const bench_options *o, int workers, eddy_pinner *pinner, bench_run *run,
+                    bool traced)
 {
     bench_samples samples;
     bool ok = false;
     eddy_world *world = NULL;
+    eddy_chrome_trace *trace = NULL;
+    if (traced && (trace = eddy_chrome_trace_create(workers, BENCH_TRACE_EVENTS)) == NULL) {
+        fprintf(stderr, "eddy-bench: out of memory for the trace\n");
+        return false;
+    }
     memset(run, 0, sizeof *run);
     run->workers = workers;
     if (!samples_alloc(&samples, o->frames)) {
@@ -520,7 +559,10 @@ static bool run_one(const bench_options *o, int workers, eddy_pinner *pinner, be
         goto cleanup;
     }
     world = world_create(o->scene, workers, o, pinner);
-    if (world == NULL || !run_steps(world, o, &samples, run)) {
+    if (world == NULL || !run_steps(world, o, &samples, run, trace)) {
+        goto cleanup;
+    }
+    if (trace != NULL && !trace_write(o, trace)) {
         goto cleanup;
     }
     run_summarize(run, &samples);
@@ -533,6 +575,7 @@ static bool run_one(const bench_options *o, int workers, eddy_pinner *pinner, be
 cleanup:
     eddy_world_destroy(world);
     samples_free(&samples);
+    eddy_chrome_trace_destroy(trace);
     return ok;
 }
 
@@ -805,7 +848,8 @@ static int bench_all(const bench_options *o, eddy_pinner *pinner, const bench_ma
     }
     eddy_pinner *configure_pinner = o->pin == EDDY_PIN_NONE ? NULL : pinner;
     for (int i = 0; i < o->thread_count; ++i) {
-        if (!run_one(o, o->threads[i], configure_pinner, &runs[i])) {
+        if (!run_one(o, o->threads[i], configure_pinner, &runs[i],
+                     o->trace != NULL && i == o->thread_count - 1)) {
             return 1;
         }
     }

@@ -27,25 +27,25 @@ static void world_free(eddy_world *w) {
     eddy_bodies_free(w);
     eddy_particles_free(&w->vortons);
     eddy_particles_free(&w->tracers);
-    free(w->emitters);
-    free(w->blasts);
+    eddy_free(w->emitters);
+    eddy_free(w->blasts);
     eddy_tree_free(&w->tree);
     eddy_partition_free(&w->part);
-    free(w->velocity);
-    free(w->flow);
-    free(w->jacobian);
-    free(w->density);
-    free(w->density_gradient);
-    for (int k = 0; k < 4; ++k) free(w->scratch[k]);
-    for (int k = 0; k < HEUN_ARRAYS; ++k) free(w->heun[k]);
-    free(w->sorted_scratch);
-    free(w->partials);
-    free(w->block_cache);
-    free(w->block_nonfinite);
-    free(w->early_hash);
-    free(w->early_flags);
+    eddy_free(w->velocity);
+    eddy_free(w->flow);
+    eddy_free(w->jacobian);
+    eddy_free(w->density);
+    eddy_free(w->density_gradient);
+    for (int k = 0; k < 4; ++k) eddy_free(w->scratch[k]);
+    for (int k = 0; k < HEUN_ARRAYS; ++k) eddy_free(w->heun[k]);
+    eddy_free(w->sorted_scratch);
+    eddy_free(w->partials);
+    eddy_free(w->block_cache);
+    eddy_free(w->block_nonfinite);
+    eddy_free(w->early_hash);
+    eddy_free(w->early_flags);
     eddy_pool_destroy(w->tasks.own_pool);
-    free(w);
+    eddy_free(w);
 }
 
 static eddy_status tasks_init(eddy_world *w) {
@@ -74,7 +74,7 @@ static eddy_status tasks_init(eddy_world *w) {
     return EDDY_OK;
 }
 
-eddy_status eddy_world_create(const eddy_world_def *def, eddy_world **out) {
+static eddy_status world_create(const eddy_world_def *def, eddy_world **out) {
     g_create_error[0] = '\0';
     if (!out) {
         snprintf(g_create_error, sizeof g_create_error, "out is NULL");
@@ -83,7 +83,7 @@ eddy_status eddy_world_create(const eddy_world_def *def, eddy_world **out) {
     *out = NULL;
     eddy_status s = eddy_world_def_validate(def, g_create_error, sizeof g_create_error);
     if (s != EDDY_OK) return s;
-    eddy_world *w = calloc(1, sizeof *w);
+    eddy_world *w = eddy_calloc(1, sizeof *w);
     if (!w) {
         snprintf(g_create_error, sizeof g_create_error, "out of memory allocating the world");
         return EDDY_ERROR_OUT_OF_MEMORY;
@@ -99,13 +99,33 @@ eddy_status eddy_world_create(const eddy_world_def *def, eddy_world **out) {
     w->wind = def->wind;
     s = tasks_init(w);
     if (s != EDDY_OK) {
-        snprintf(g_create_error, sizeof g_create_error, "could not start %d worker threads",
-                 def->worker_count);
+        snprintf(g_create_error, sizeof g_create_error, "could not start %d worker threads%s",
+                 def->worker_count, s == EDDY_ERROR_OUT_OF_MEMORY ? ": out of memory" : "");
         world_free(w);
         return s;
     }
     *out = w;
     return EDDY_OK;
+}
+
+eddy_status eddy_world_create_checked(const eddy_world_def *def, eddy_world **out,
+                                      int header_version) {
+    eddy_status s = eddy_version_check(header_version, g_create_error, sizeof g_create_error);
+    if (s != EDDY_OK) {
+        if (out) *out = NULL;
+        eddy_log(EDDY_LOG_ERROR, "eddy_world_create: %s", g_create_error);
+        return s;
+    }
+    return (eddy_world_create)(def, out);
+}
+
+/* In parentheses: the function, not eddy.h's checking macro. */
+eddy_status (eddy_world_create)(const eddy_world_def *def, eddy_world **out) {
+    eddy_status s = world_create(def, out);
+    if (s != EDDY_OK)
+        eddy_log(s == EDDY_ERROR_OUT_OF_MEMORY ? EDDY_LOG_ERROR : EDDY_LOG_WARNING,
+                 "eddy_world_create: %s: %s", eddy_status_name(s), g_create_error);
+    return s;
 }
 
 void eddy_world_destroy(eddy_world *w) {
@@ -114,8 +134,9 @@ void eddy_world_destroy(eddy_world *w) {
 
 /* ---------------------------------------------------------------- scratch */
 
-static bool scratch_reserve(eddy_world *w, int n) {
-    if (n <= w->scratch_capacity) return true;
+static bool scratch_reserve(eddy_world *w, int need) {
+    if (need <= w->scratch_capacity) return true;
+    const int n = eddy_grown_capacity(w->scratch_capacity, need);
     for (int k = 0; k < 4; ++k)
         if (!eddy_grow((void **)&w->scratch[k], (size_t)n * sizeof(float))) return false;
     if (!eddy_pse_reserve(w, n)) return false;
@@ -456,7 +477,12 @@ static bool input_apply(eddy_world *w, const eddy_input *in) {
             e->pending_tracers += c->tracer_count;
             break;
         case EDDY_EMITTER_MOVE: e->def.position = c->position; break;
-        case EDDY_EMITTER_DESTROY: e->alive = false; break;
+        case EDDY_EMITTER_DESTROY:
+            e->alive = false;
+            if (e->generation == UINT16_MAX)
+                eddy_log(EDDY_LOG_INFO, "emitter slot %d retired: its 16-bit generation is used up",
+                         c->emitter.index1 - 1);
+            break;
         case EDDY_EMITTER_CREATE: break;
         }
     }
@@ -468,11 +494,39 @@ static bool input_apply(eddy_world *w, const eddy_input *in) {
 }
 
 /* ---------------------------------------------------------------- step */
+const char *eddy_phase_name(eddy_phase phase) {
+    static const char *const names[EDDY_PHASE_COUNT] = {
+        [EDDY_PHASE_INPUT] = "eddy.input",
+        [EDDY_PHASE_KILL_EMIT] = "eddy.kill_emit",
+        [EDDY_PHASE_ADVECT_TRACERS] = "eddy.advect_tracers",
+        [EDDY_PHASE_TREE_BUILD] = "eddy.tree_build",
+        [EDDY_PHASE_VELOCITY_GRID] = "eddy.velocity_grid",
+        [EDDY_PHASE_STRETCH] = "eddy.stretch",
+        [EDDY_PHASE_DENSITY] = "eddy.density",
+        [EDDY_PHASE_DIFFUSION] = "eddy.diffusion",
+        [EDDY_PHASE_ADVECT_VORTONS] = "eddy.advect_vortons",
+        [EDDY_PHASE_COLLIDE_TRACERS] = "eddy.collide_tracers",
+        [EDDY_PHASE_COLLIDE_VORTONS] = "eddy.collide_vortons",
+        [EDDY_PHASE_BODIES] = "eddy.bodies",
+        [EDDY_PHASE_DIAGNOSTICS] = "eddy.diagnostics",
+        [EDDY_PHASE_HASH] = "eddy.hash",
+    };
+    return phase >= 0 && phase < EDDY_PHASE_COUNT ? names[phase] : "eddy.unknown";
+}
+
+/* One phase of the step: its timing slot and its profiler zone (on the
+ * calling thread, worker 0; the task ranges it hands out carry the same zone
+ * on the workers that run them, parallel.c). */
 #define PHASE(w, slot, call)                                                     \
     do {                                                                         \
+        const char *zone_ = eddy_phase_name(slot);                               \
+        (w)->tasks.zone = zone_;                                                 \
+        eddy_zone_begin(zone_, 0);                                               \
         double t_ = eddy_now_ms();                                               \
         call;                                                                    \
         (w)->profile.phase_ms[slot] += eddy_now_ms() - t_;                       \
+        eddy_zone_end(zone_, 0);                                                 \
+        (w)->tasks.zone = NULL;                                                  \
     } while (0)
 
 /* ---------------------------------------------------------------- Heun's step
@@ -622,6 +676,7 @@ static eddy_status world_break(eddy_world *w, eddy_status status, int64_t step,
     snprintf(w->broken_reason, sizeof w->broken_reason, "step %lld: %.120s", (long long)step, reason);
     eddy_world_set_error(w, "%.160s; the world needs eddy_world_restore before it steps again",
                          w->broken_reason);
+    eddy_log(EDDY_LOG_ERROR, "%s: %s", eddy_status_name(status), w->error);
     return status;
 }
 
@@ -647,6 +702,7 @@ static eddy_status world_step_held(eddy_world *w, const eddy_input *input) {
         eddy_fpenv_set(caller_mode);
         return s;
     }
+    eddy_zone_begin("eddy_world_step", 0);
     const double t0 = eddy_now_ms();
     memset(&w->profile, 0, sizeof w->profile);
     w->state_counter += 1; /* the state changes from here on (views are stale) */
@@ -677,6 +733,7 @@ static eddy_status world_step_held(eddy_world *w, const eddy_input *input) {
     }
     w->early_armed = false; /* early tracer hashes never outlive their step */
     w->profile.step_ms = eddy_now_ms() - t0;
+    eddy_zone_end("eddy_world_step", 0);
     eddy_fpenv_set(caller_mode);
     if (!ok && w->step_failure != EDDY_OK)
         return world_break(w, w->step_failure, w->frame + 1, w->error);
@@ -699,8 +756,11 @@ eddy_diagnostics eddy_world_get_diagnostics(const eddy_world *w) { return w->dia
 int eddy_world_worker_count(const eddy_world *w) { return w->tasks.worker_count; }
 
 static int clamp_range(int n, int start, int count) {
-    if (start < 0 || count <= 0 || start >= n) return 0;
-    return count < n - start ? count : n - start;
+    const int got = start < 0 || count <= 0 || start >= n ? 0 : count < n - start ? count : n - start;
+    if (got != count)
+        eddy_log(EDDY_LOG_INFO, "particle range [%d, %d + %d) clamped to %d of %d particles", start,
+                 start, count, got, n);
+    return got;
 }
 
 int eddy_world_get_vortons(const eddy_world *w, int start, int count, eddy_vorton *out) {

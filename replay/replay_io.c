@@ -168,3 +168,13 @@ bool eddy_file_read_at(int fd, uint64_t offset, void *buffer, size_t n) {
 void eddy_file_source_close(int fd) {
     if (fd >= 0) close(fd);
 }
+
+void *eddy_replay_zstd_alloc(void *opaque, size_t size) {
+    (void)opaque;
+    return eddy_alloc(size);
+}
+
+void eddy_replay_zstd_free(void *opaque, void *address) {
+    (void)opaque;
+    eddy_free(address);
+}

@@ -38,4 +38,9 @@ eddy_status eddy_file_source_open(const char *path, int *fd, uint64_t *file_size
 bool eddy_file_read_at(int fd, uint64_t offset, void *buffer, size_t n);
 void eddy_file_source_close(int fd);
 
+/* zstd's custom memory functions (ZSTD_customMem): zstd's contexts get their
+ * memory through eddy's allocator hook (include/eddy/base.h) too. */
+void *eddy_replay_zstd_alloc(void *opaque, size_t size);
+void eddy_replay_zstd_free(void *opaque, void *address);
+
 #endif

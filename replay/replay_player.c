@@ -74,7 +74,7 @@ static eddy_status open_parsed(eddy_player *p, const eddy_player_def *def, eddy_
 }
 
 static eddy_player *player_alloc(const eddy_player_def *def) {
-    eddy_player *p = calloc(1, sizeof *p);
+    eddy_player *p = eddy_calloc(1, sizeof *p);
     if (p) {
         p->def = *def;
         eddy_replay_file_init(&p->file);
@@ -149,7 +149,7 @@ void eddy_player_close(eddy_player *p) {
     eddy_input_storage_destroy(p->inputs);
     eddy_bytes_free(&p->scratch);
     eddy_replay_file_free(&p->file);
-    free(p);
+    eddy_free(p);
 }
 
 eddy_replay_info eddy_player_info(const eddy_player *p) {
@@ -283,7 +283,7 @@ static int recorded_blocks(eddy_player *p, int64_t frame, int c, uint64_t **out)
     const uint8_t *blocks = blocks_at(p, frame);
     if (blocks) {
         int n = eddy_replay_blocks_get(blocks, c, NULL, 0);
-        *out = malloc(((size_t)n + 1) * sizeof **out);
+        *out = eddy_alloc(((size_t)n + 1) * sizeof **out);
         return *out ? eddy_replay_blocks_get(blocks, c, *out, n) : -1;
     }
     const int k = keyframe_at(p, frame);
@@ -293,7 +293,7 @@ static int recorded_blocks(eddy_player *p, int64_t frame, int c, uint64_t **out)
         eddy_world_restore(p->probe, p->scratch.data, p->scratch.size, NULL, 0) != EDDY_OK)
         return -1;
     int n = eddy_world_block_hashes(p->probe, (eddy_component)c, NULL, 0);
-    *out = malloc(((size_t)n + 1) * sizeof **out);
+    *out = eddy_alloc(((size_t)n + 1) * sizeof **out);
     return *out ? eddy_world_block_hashes(p->probe, (eddy_component)c, *out, n) : -1;
 }
 
@@ -302,14 +302,14 @@ static int locate_block(eddy_player *p, int64_t frame, int c) {
     const int nr = recorded_blocks(p, frame, c, &recorded);
     if (nr < 0) return -1;
     const int na = eddy_world_block_hashes(p->world, (eddy_component)c, NULL, 0);
-    uint64_t *actual = malloc(((size_t)na + 1) * sizeof *actual);
+    uint64_t *actual = eddy_alloc(((size_t)na + 1) * sizeof *actual);
     int block = -1;
     if (actual) {
         eddy_world_block_hashes(p->world, (eddy_component)c, actual, na);
         block = first_block_difference(recorded, nr, actual, na);
     }
-    free(recorded);
-    free(actual);
+    eddy_free(recorded);
+    eddy_free(actual);
     return block;
 }
 
@@ -430,15 +430,15 @@ static int compare_blocks(const eddy_player *a, const eddy_player *b, int64_t fr
     const uint8_t *ba = blocks_at(a, frame), *bb = blocks_at(b, frame);
     if (!ba || !bb) return -1;
     const int na = eddy_replay_blocks_get(ba, c, NULL, 0), nb = eddy_replay_blocks_get(bb, c, NULL, 0);
-    uint64_t *ha = malloc(((size_t)na + 1) * sizeof *ha), *hb = malloc(((size_t)nb + 1) * sizeof *hb);
+    uint64_t *ha = eddy_alloc(((size_t)na + 1) * sizeof *ha), *hb = eddy_alloc(((size_t)nb + 1) * sizeof *hb);
     int block = -1;
     if (ha && hb) {
         eddy_replay_blocks_get(ba, c, ha, na);
         eddy_replay_blocks_get(bb, c, hb, nb);
         block = first_block_difference(ha, na, hb, nb);
     }
-    free(ha);
-    free(hb);
+    eddy_free(ha);
+    eddy_free(hb);
     return block;
 }
 

@@ -88,7 +88,7 @@ static bool grow(void **items, int64_t *capacity, int64_t needed, size_t item) {
     int64_t cap = *capacity ? *capacity : 64;
     while (cap < needed) cap *= 2;
     if ((uint64_t)cap > SIZE_MAX / item) return false;
-    void *p = realloc(*items, (size_t)cap * item);
+    void *p = eddy_realloc(*items, (size_t)cap * item);
     if (!p) return false;
     *items = p;
     *capacity = cap;
@@ -243,12 +243,12 @@ static eddy_status zframe_check(scan *s, const record_header *h, const uint8_t *
 
 static eddy_status decompress(scan *s, const record_header *h, const uint8_t *z, uint8_t **out) {
     const size_t n = (size_t)h->content_size;
-    *out = malloc(n > 0 ? n : 1);
+    *out = eddy_alloc(n > 0 ? n : 1);
     if (!*out) return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY,
                                   "out of memory for a record of %zu bytes", n);
     size_t got = ZSTD_decompressDCtx(s->f->cache->dctx, *out, n, z, (size_t)h->compressed_size);
     if (ZSTD_isError(got) || got != n) {
-        free(*out);
+        eddy_free(*out);
         *out = NULL;
         return corrupt(s, "record %u does not decompress: %s", (unsigned)h->sequence,
                        ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong size");
@@ -358,15 +358,15 @@ static eddy_status parse_chunk_frames(const chunk_parse *cp, const uint8_t *cont
 static eddy_status parse_chunk(scan *s, const record_header *h, const uint8_t *content) {
     replay_file *f = s->f;
     const chunk_parse cp = {has_blocks(s), s->inputs, s->message, s->message_size, s->pos};
-    frame_entry *frames = malloc(((size_t)h->frame_count + 1) * sizeof *frames);
+    frame_entry *frames = eddy_alloc(((size_t)h->frame_count + 1) * sizeof *frames);
     if (!frames ||
         !grow_int((void **)&f->chunks, &f->chunk_capacity, f->chunk_count + 1, sizeof(chunk_entry))) {
-        free(frames);
+        eddy_free(frames);
         return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     eddy_status st = parse_chunk_frames(&cp, content, (size_t)h->content_size, h->first_frame,
                                         h->frame_count, h->sequence, frames);
-    free(frames);
+    eddy_free(frames);
     if (st != EDDY_OK) return st;
     f->chunks[f->chunk_count++] = (chunk_entry){
         .offset = s->pos + RECORD_HEADER_FRAME, .zhash = h->frame_hash,
@@ -434,7 +434,7 @@ static eddy_status record_contents(scan *s, const record_header *h, const uint8_
     if (st != EDDY_OK) return st;
     if (h->kind == RECORD_CHUNK) {
         st = parse_chunk(s, h, content);
-        free(content);
+        eddy_free(content);
         if (st == EDDY_OK) s->f->info.chunk_count += 1;
         return st;
     }
@@ -599,7 +599,7 @@ static void scan_free(scan *s) {
     eddy_bytes_free(&s->header_buf);
     eddy_bytes_free(&s->zframe_buf);
     eddy_bytes_free(&s->index_buf);
-    free(s->records);
+    eddy_free(s->records);
 }
 
 static eddy_status parse_source(scan *s, bool strict) {
@@ -612,8 +612,9 @@ static eddy_status parse_source(scan *s, bool strict) {
         st = eddy_fingerprint_check(&f->header.fingerprint, strict, s->message, s->message_size,
                                     f->info.warnings, sizeof f->info.warnings);
     if (st != EDDY_OK) return st;
-    f->cache = calloc(1, sizeof *f->cache);
-    if (f->cache) f->cache->dctx = ZSTD_createDCtx();
+    f->cache = eddy_calloc(1, sizeof *f->cache);
+    if (f->cache) f->cache->dctx = ZSTD_createDCtx_advanced(
+                      (ZSTD_customMem){eddy_replay_zstd_alloc, eddy_replay_zstd_free, NULL});
     s->inputs = eddy_input_storage_create();
     if (!f->cache || !f->cache->dctx || !s->inputs)
         return eddy_replay_fail(s->message, s->message_size, EDDY_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -659,16 +660,16 @@ void eddy_replay_file_free(replay_file *f) {
     eddy_file_source_close(f->fd);
     if (f->cache) {
         for (int k = 0; k < REPLAY_CHUNK_CACHE; ++k) {
-            free(f->cache->slots[k].content);
-            free(f->cache->slots[k].frames);
+            eddy_free(f->cache->slots[k].content);
+            eddy_free(f->cache->slots[k].frames);
         }
         eddy_bytes_free(&f->cache->compressed);
         ZSTD_freeDCtx(f->cache->dctx);
-        free(f->cache);
+        eddy_free(f->cache);
     }
-    free(f->world);
-    free(f->chunks);
-    free(f->keyframes);
+    eddy_free(f->world);
+    eddy_free(f->chunks);
+    eddy_free(f->keyframes);
     eddy_replay_file_init(f);
 }
 
@@ -723,11 +724,11 @@ static int find_chunk(const replay_file *f, int64_t frame) {
 static eddy_status load_chunk(const replay_file *f, int k, chunk_slot *slot) {
     replay_cache *c = f->cache;
     const chunk_entry *e = &f->chunks[k];
-    free(slot->content);
-    free(slot->frames);
+    eddy_free(slot->content);
+    eddy_free(slot->frames);
     slot->chunk = -1;
-    slot->content = malloc(e->content + 1);
-    slot->frames = malloc(((size_t)e->frame_count + 1) * sizeof *slot->frames);
+    slot->content = eddy_alloc(e->content + 1);
+    slot->frames = eddy_alloc(((size_t)e->frame_count + 1) * sizeof *slot->frames);
     if (!slot->content || !slot->frames)
         return eddy_replay_fail(c->message, sizeof c->message, EDDY_ERROR_OUT_OF_MEMORY,
                                 "out of memory for a chunk of %zu bytes", e->content);

@@ -7,6 +7,7 @@
 
 #include "replay_format.h"
 
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createDCtx_advanced: eddy's allocator */
 #include <zstd.h>
 
 typedef struct frame_entry {

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createCCtx_advanced: eddy's allocator */
 #include <zstd.h>
 
 #define XXH_INLINE_ALL
@@ -42,7 +43,8 @@ struct eddy_recorder {
     file_sink file;                /* when the recorder owns a file */
     bool owns_file;
     ZSTD_CCtx *cctx;
-    XXH3_state_t *file_hash;       /* every byte written so far */
+    XXH3_state_t *file_hash;       /* every byte written so far (64-byte aligned in file_hash_block) */
+    void *file_hash_block;         /* from eddy_alloc: xxHash's own createState calls malloc */
     uint64_t offset;               /* bytes written so far */
     uint32_t sequence;             /* next record's sequence number */
     int64_t first_frame, last_frame;
@@ -134,7 +136,7 @@ static eddy_status flush(eddy_recorder *r) {
 static bool index_push(eddy_recorder *r, const index_entry *e) {
     if (r->eddy_index_count == r->index_capacity) {
         uint32_t cap = r->index_capacity ? 2 * r->index_capacity : 64;
-        index_entry *p = realloc(r->index, (size_t)cap * sizeof *p);
+        index_entry *p = eddy_realloc(r->index, (size_t)cap * sizeof *p);
         if (!p) return false;
         r->index = p;
         r->index_capacity = cap;
@@ -190,7 +192,7 @@ static void put_blocks(eddy_recorder *r, put_buffer *p) {
     for (int c = 0; c < EDDY_COMPONENT_COUNT && !p->failed; ++c) {
         int n = eddy_world_block_hashes(r->world, (eddy_component)c, NULL, 0);
         if (n > r->block_capacity) {
-            uint64_t *q = realloc(r->blocks, (size_t)n * sizeof *q);
+            uint64_t *q = eddy_realloc(r->blocks, (size_t)n * sizeof *q);
             if (!q) {
                 p->failed = true;
                 return;
@@ -336,7 +338,8 @@ static eddy_status write_world(eddy_recorder *r) {
 }
 
 static eddy_status zstd_setup(eddy_recorder *r) {
-    r->cctx = ZSTD_createCCtx();
+    r->cctx = ZSTD_createCCtx_advanced(
+        (ZSTD_customMem){eddy_replay_zstd_alloc, eddy_replay_zstd_free, NULL});
     if (!r->cctx) return EDDY_ERROR_OUT_OF_MEMORY;
     size_t e = ZSTD_CCtx_setParameter(r->cctx, ZSTD_c_compressionLevel, r->def.compression_level);
     if (!ZSTD_isError(e)) e = ZSTD_CCtx_setParameter(r->cctx, ZSTD_c_checksumFlag, 1);
@@ -345,13 +348,15 @@ static eddy_status zstd_setup(eddy_recorder *r) {
 }
 
 static eddy_recorder *recorder_alloc(eddy_world *world, const eddy_recorder_def *def) {
-    eddy_recorder *r = calloc(1, sizeof *r);
+    eddy_recorder *r = eddy_calloc(1, sizeof *r);
     if (!r) return NULL;
     r->world = world;
     r->def = *def;
     r->file.fd = -1;
     r->first_frame = r->last_frame = eddy_world_frame(world);
-    r->file_hash = XXH3_createState();
+    r->file_hash_block = eddy_alloc(sizeof(XXH3_state_t) + 64);
+    if (r->file_hash_block)
+        r->file_hash = (XXH3_state_t *)(((uintptr_t)r->file_hash_block + 63) & ~(uintptr_t)63);
     if (!r->file_hash || XXH3_64bits_reset(r->file_hash) != XXH_OK || zstd_setup(r) != EDDY_OK) {
         eddy_recorder_destroy(r);
         return NULL;
@@ -472,14 +477,14 @@ void eddy_recorder_destroy(eddy_recorder *r) {
     if (!r) return;
     if (r->owns_file) eddy_file_sink_close(&r->file);
     ZSTD_freeCCtx(r->cctx);
-    if (r->file_hash) XXH3_freeState(r->file_hash);
+    eddy_free(r->file_hash_block);
     eddy_bytes_free(&r->chunk);
     eddy_bytes_free(&r->input);
     eddy_bytes_free(&r->frame);
     eddy_bytes_free(&r->header);
-    free(r->index);
-    free(r->blocks);
-    free(r);
+    eddy_free(r->index);
+    eddy_free(r->blocks);
+    eddy_free(r);
 }
 
 eddy_world *eddy_recorder_world(eddy_recorder *r) { return r ? r->world : NULL; }

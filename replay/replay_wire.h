@@ -37,7 +37,7 @@ static inline bool bytes_reserve(eddy_bytes *b, size_t extra) {
     if (extra > SIZE_MAX / 2 - b->size) return false;
     size_t cap = b->capacity < 256 ? 256 : b->capacity;
     while (cap - b->size < extra) cap *= 2;
-    uint8_t *p = realloc(b->data, cap);
+    uint8_t *p = eddy_realloc(b->data, cap);
     if (!p) return false;
     b->data = p;
     b->capacity = cap;

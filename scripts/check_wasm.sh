@@ -30,6 +30,9 @@ golden=$PWD/golden
 pthread_threads=2,3
 pthread_frames=30
 browser_scenes=vortex_ring,buoyant_ball
+# The JavaScript package (bindings/js) under node: these scenes through its API
+# against every golden frame (the page in Chromium runs on the same package).
+js_scenes=(vortex_ring ball_through_smoke buoyant_ball container_drop curve_ball dye_drop)
 
 # Debian's emcc runs its JavaScript optimizer with node and needs node's
 # system modules (acorn) from here; emscripten 3.1.6's output needs
@@ -100,6 +103,10 @@ browser_test() {
         --scenes "$browser_scenes" --chromium "$chromium"
 }
 
+js_package() {
+    "${node_run[@]}" bindings/js/test/node_test.mjs "$build_dir/eddy-js" "$golden" "${js_scenes[@]}"
+}
+
 stage "tools" need_tools
 stage "emscripten build (single-threaded + web page)" build "$build_dir"
 stage "emscripten build (pthreads)" build "$pthread_dir" -DEDDY_WASM_PTHREADS=ON
@@ -109,7 +116,8 @@ stage "node + pthreads: every scene, workers $pthread_threads, $pthread_frames f
     verify_node "$pthread_dir" --threads "$pthread_threads" --frames "$pthread_frames"
 stage "node + pthreads: FP contract (eddy-fp-contract), workers 1,3" \
     "${node_run[@]}" "$pthread_dir/eddy-fp-contract.js" --threads 1,3
-stage "Chromium: web page, $browser_scenes" browser_test
+stage "node: the JS package (bindings/js), ${#js_scenes[@]} scenes, every golden frame" js_package
+stage "Chromium: web page on the JS package, $browser_scenes" browser_test
 
 say "wasm stage times"
 status=0

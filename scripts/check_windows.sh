@@ -9,7 +9,8 @@
 #    FMA instructions;
 # 3. under wine, in one process each: every scene against the same golden
 #    files as Linux at 1, 2 and 4 workers, the same in the hostile FP mode, and
-#    the FP contract check (caller modes with traps unmasked).
+#    the FP contract check (caller modes with traps unmasked);
+# 4. libeddy.dll (dll_checks below; --dll-only runs this stage alone).
 #
 #   scripts/check_windows.sh
 #
@@ -88,11 +89,68 @@ golden_checks() {
     wine_run "$dir/eddy-fp-contract.exe" --threads "$threads" || fail "eddy-fp-contract under wine"
 }
 
+# libeddy.dll (docs/integration.md §11): the shared library cross-built with
+# BUILD_SHARED_LIBS=ON, exporting the EDDY_API functions and nothing else and
+# needing no MinGW runtime DLL; a game (tests/dll/dll_consumer.c, its own
+# allocator and log hooks set across the DLL boundary) records a session and
+# replays it hash for hash under wine, at 1 and 4 workers, and ends on the
+# hash the same program gives on Linux. libeddy_replay.dll is not built: Debian
+# has no MinGW build of libzstd.
+dll_checks() {
+    wine=$(find_wine) || fail "wine not found (scripts/setup.sh installs wine64)"
+    local ddir=$dir-dll
+    mkdir -p "$dir" # wine's prefix lives there
+    step "cross-building libeddy.dll in $ddir"
+    cmake -S verify -B "$ddir" --log-level=WARNING -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DEDDY_WERROR="$werror" -DBUILD_SHARED_LIBS=ON \
+        -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/mingw-w64-x86_64.cmake" || fail "cmake configure (DLL)"
+    cmake --build "$ddir" -j "$jobs" --target eddy || fail "build (libeddy.dll)"
+    local dll=$ddir/eddy/libeddy.dll exports others imports
+    exports=$(x86_64-w64-mingw32-objdump -p "$dll" |
+        sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NR > 1 && NF { print $NF }')
+    others=$(grep -v '^eddy_' <<<"$exports" || true)
+    [[ -z $others ]] || fail "libeddy.dll exports non-eddy symbols: $others"
+    grep -qx eddy_world_create_checked <<<"$exports" || fail "libeddy.dll does not export the API"
+    imports=$(x86_64-w64-mingw32-objdump -p "$dll" | awk '/DLL Name:/ { print $3 }' | sort -u | xargs)
+    [[ $imports == "KERNEL32.dll msvcrt.dll" ]] || fail "libeddy.dll needs $imports"
+    step "libeddy.dll exports $(wc -l <<<"$exports") eddy_ functions, imports $imports"
+    local out=$ddir/consumer
+    mkdir -p "$out"
+    x86_64-w64-mingw32-gcc-win32 -std=c17 -O2 -Wall -Wextra -Iinclude -DEDDY_DLL \
+        tests/dll/dll_consumer.c "$ddir/eddy/libeddy.dll.a" -static -o "$out/dll_consumer.exe" ||
+        fail "build tests/dll/dll_consumer.c against libeddy.dll"
+    cp "$dll" "$out/"
+    local linux_hash="" native=${EDDY_BUILD_DIR:-build}/libeddy.a
+    if [[ -f $native ]]; then
+        cc -std=c17 -O2 -Iinclude tests/dll/dll_consumer.c "$native" -lm -pthread -o "$out/dll_consumer" ||
+            fail "build tests/dll/dll_consumer.c on Linux"
+        linux_hash=$("$out/dll_consumer" 2 | grep '^frame ') || fail "dll_consumer on Linux"
+    fi
+    local workers result
+    for workers in 1 4; do
+        step "the DLL's game under wine, $workers worker(s): record, replay hash for hash"
+        result=$(wine_run "$out/dll_consumer.exe" "$workers" | tr -d '\r') ||
+            { printf '%s\n' "$result"; fail "dll_consumer.exe under wine ($workers workers)"; }
+        grep -q '^replay: every frame hash matches' <<<"$result" || fail "replay under wine: $result"
+        if [[ -n $linux_hash ]]; then
+            [[ $(grep '^frame ' <<<"$result") == "$linux_hash" ]] ||
+                fail "the DLL ends on $(grep '^frame ' <<<"$result"), Linux on $linux_hash"
+        fi
+    done
+    [[ -n $linux_hash ]] && step "same final hash as on Linux: $linux_hash"
+}
+
 main() {
+    if [[ ${1:-} == --dll-only ]]; then # the DLL stage alone
+        dll_checks
+        step "passed"
+        return
+    fi
     portable_check
     cross_build
     fma_scan
     golden_checks
+    dll_checks
     step "passed"
 }
 

@@ -16,6 +16,8 @@ packages=(build-essential cmake pkg-config libxxhash-dev libzstd-dev libcriterio
 # eddy-replay export --vdb and its round-trip test: OpenVDB, with the Boost
 # and TBB headers its own headers include.
 packages+=(libopenvdb-dev libboost-dev libtbb-dev)
+# mono: the C# bindings (scripts/check_csharp.sh) are compiled with mcs and run under mono.
+packages+=(mono-mcs mono-runtime)
 # xmllint: the cli_conventions test validates eddy-verify's JUnit XML with it.
 packages+=(libxml2-utils)
 # npm: Debian's package, unless an npm is already there (a nodejs from another

@@ -110,8 +110,20 @@ run_fuzz() {
 # the FP contract check, and the portable-C check (scripts/check_windows.sh).
 run_windows() {
     step "Windows x64 under wine (scripts/check_windows.sh)"
-    EDDY_WERROR="$werror" EDDY_WINDOWS_BUILD_DIR="$build_dir-mingw" bash scripts/check_windows.sh ||
+    EDDY_WERROR="$werror" EDDY_WINDOWS_BUILD_DIR="$build_dir-mingw" EDDY_BUILD_DIR="$build_dir" \
+        bash scripts/check_windows.sh ||
         fail "scripts/check_windows.sh"
+}
+
+# The C# bindings under mono (scripts/check_csharp.sh): every golden scene
+# stepped from C# at 1 and 4 workers, snapshots, allocations, errors, and a
+# replay recorded from C# played back by eddy-verify.
+run_csharp() {
+    step "C# bindings under mono (scripts/check_csharp.sh)"
+    local t0=$SECONDS
+    EDDY_BUILD_DIR="$build_dir" EDDY_WERROR="$werror" bash scripts/check_csharp.sh ||
+        fail "scripts/check_csharp.sh"
+    step "C# stage: $((SECONDS - t0)) s"
 }
 
 main() {
@@ -119,6 +131,7 @@ main() {
     stage build build_release
     stage ctest run_ctest
     stage install check_install
+    stage csharp run_csharp
     stage windows run_windows
     stage matrix run_determinism_matrix
     stage denormals run_denormals

@@ -8,7 +8,7 @@
 'use strict';
 
 const $ = (id) => document.getElementById(id);
-const worker = new Worker('worker.js');
+const worker = new Worker('worker.js', {type: 'module'});
 const canvas = $('view');
 const context = canvas.getContext('2d');
 const LOG_ROWS = 12;
@@ -64,7 +64,7 @@ function viewOf(box) {
     return {box, scale, cx: (box.x0 + box.x1) / 2, cz: (box.z0 + box.z1) / 2};
 }
 
-// The body records of eddy_web_fill_bodies: [kind, x, z, radius, n, n x-z
+// The body records of World.bodyOutlines (bindings/js): [kind, x, z, radius, n, n x-z
 // vertices]; kind 0 sphere, 1 solid polytope, 2 container. A polytope is drawn
 // as the convex hull of its projected vertices.
 function bodyRecords(data) {

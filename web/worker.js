@@ -1,64 +1,63 @@
 // eddy in a Web Worker: steps one frame per request from the page, so the
 // page's main thread never waits for the simulation (README.md in this folder).
+// A module worker on eddy's JavaScript package (bindings/js, copied to
+// eddy-js/ beside the page): the same API a game uses.
 //
 // Messages in:  {type: 'start', scene, run}  create the scene's world (frame 0)
 //               {type: 'next'}          step one frame
 // Messages out: {type: 'scenes', scenes: [{name, description}]}
 //               {type: 'frame', run, scene, frame, hash, tracers, vortons, bodies}
 //                 tracers/vortons: Float32Array x,y,z,...; bodies: records
-//                 [kind, x, z, radius, n, n x-z vertices] (eddy_web.c)
+//                 [kind, x, z, radius, n, n x-z vertices] (World.bodyOutlines)
 //               {type: 'error', message}
-'use strict';
-importScripts('eddy_web.js');
+import { loadEddy } from './eddy-js/eddy.mjs';
 
 let eddy = null;
+let world = null;
 let scene = null;
 let run = 0;          // the page's run id, echoed in every frame
 
-function call(name, returns, types, args) {
-    return eddy.ccall(name, returns, types || [], args || []);
-}
-
-function copyPoints(count, perPoint) {
-    const start = call('eddy_web_points', 'number') >> 2;
-    return eddy.HEAPF32.slice(start, start + count * perPoint);
-}
-
-function fail(what) {
-    postMessage({type: 'error', message: what + ': ' + call('eddy_web_message', 'string')});
+// x, y, z per particle, copied out of the world's arrays (the views are
+// typed arrays over wasm memory; the page gets its own copy to keep).
+function interleave(view) {
+    const out = new Float32Array(view.count * 3);
+    for (let i = 0; i < view.count; ++i) {
+        out[3 * i] = view.positionX[i];
+        out[3 * i + 1] = view.positionY[i];
+        out[3 * i + 2] = view.positionZ[i];
+    }
+    return out;
 }
 
 function postFrame() {
-    const hash = call('eddy_web_hash', 'string');
-    const frame = call('eddy_web_frame', 'number');
-    const tracers = copyPoints(call('eddy_web_fill_tracers', 'number'), 3);
-    const vortons = copyPoints(call('eddy_web_fill_vortons', 'number'), 3);
-    const bodies = copyPoints(call('eddy_web_fill_bodies', 'number'), 1);
-    postMessage({type: 'frame', run, scene, frame, hash, tracers, vortons, bodies},
-                [tracers.buffer, vortons.buffer, bodies.buffer]);
+    const tracers = interleave(world.tracers());
+    const vortons = interleave(world.vortons());
+    const bodies = world.bodyOutlines();
+    postMessage({type: 'frame', run, scene, frame: world.frame, hash: world.hash(), tracers, vortons,
+                 bodies}, [tracers.buffer, vortons.buffer, bodies.buffer]);
 }
 
 onmessage = (event) => {
     const message = event.data;
     if (eddy === null) return;
-    if (message.type === 'start') {
-        scene = message.scene;
-        run = message.run;
-        if (call('eddy_web_start', 'number', ['string'], [scene]) !== 0) return fail(scene);
-        postFrame();
-    } else if (message.type === 'next') {
-        if (call('eddy_web_step', 'number') !== 0) return fail(scene);
-        postFrame();
+    try {
+        if (message.type === 'start') {
+            scene = message.scene;
+            run = message.run;
+            if (world) world.destroy();
+            world = null;
+            world = eddy.createScene(scene);
+            postFrame();
+        } else if (message.type === 'next') {
+            world.step();
+            postFrame();
+        }
+    } catch (e) {
+        postMessage({type: 'error', message: scene + ': ' + e.message});
     }
 };
 
-createEddyModule().then((module) => {
-    eddy = module;
-    const scenes = [];
-    const count = call('eddy_web_scene_count', 'number');
-    for (let i = 0; i < count; ++i) {
-        scenes.push({name: call('eddy_web_scene_name', 'string', ['number'], [i]),
-                     description: call('eddy_web_scene_description', 'string', ['number'], [i])});
-    }
-    postMessage({type: 'scenes', scenes});
-}, (error) => postMessage({type: 'error', message: 'cannot load eddy_web.wasm: ' + error}));
+loadEddy().then((loaded) => {
+    eddy = loaded;
+    postMessage({type: 'scenes', scenes: eddy.scenes()});
+}, (error) => postMessage({type: 'error', message: 'cannot load eddy-js/eddy_wasm.wasm: ' + error}));

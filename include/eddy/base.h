@@ -12,6 +12,8 @@
 #define EDDY_VERSION_MINOR 1
 #define EDDY_VERSION_PATCH 0
 #define EDDY_VERSION_STRING "0.1.0"
+/* The three in one number, major * 10000 + minor * 100 + patch. */
+#define EDDY_VERSION (EDDY_VERSION_MAJOR * 10000 + EDDY_VERSION_MINOR * 100 + EDDY_VERSION_PATCH)
 
 /* Version of the canonical state hash (docs/hash-spec.md). Any change to what
  * is hashed, or how, bumps this number and regenerates every golden file. */
@@ -23,8 +25,21 @@
  * and a static library linked into a game's own shared object keeps eddy's
  * internals hidden there too. Every symbol the libraries define, hidden or
  * not, starts with eddy_ (a test runs nm on the built libraries).
- * (Windows builds are static: PE has no visibility attribute.) */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
+ *
+ * On Windows the same functions are the DLL's exports: building libeddy.dll
+ * defines EDDY_BUILDING_DLL (dllexport, so nothing else is exported), and a
+ * game that links the DLL defines EDDY_DLL (dllimport; the CMake target
+ * eddy::eddy of a shared build says so itself). A static library needs
+ * neither. libeddy_replay's functions carry EDDY_REPLAY_API (replay.h). */
+#if defined(_WIN32)
+#if defined(EDDY_BUILDING_DLL)
+#define EDDY_API __declspec(dllexport)
+#elif defined(EDDY_DLL)
+#define EDDY_API __declspec(dllimport)
+#else
+#define EDDY_API
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
 #define EDDY_API __attribute__((visibility("default")))
 #else
 #define EDDY_API
@@ -66,6 +81,94 @@ EDDY_API void eddy_set_assert_handler(eddy_assert_fn *handler);
 
 /* Library version as a string, e.g. "0.1.0". */
 EDDY_API const char *eddy_version_string(void);
+/* Library version as EDDY_VERSION computes it. */
+EDDY_API int eddy_version(void);
+
+/* Is the library the headers a caller was compiled with? header_version is
+ * the caller's EDDY_VERSION. The structs of this header may change at any
+ * minor version while the major is 0 (and at any major after), so the major
+ * and minor must match; the patch may differ. On a mismatch returns
+ * EDDY_ERROR_VERSION and, if message != NULL, writes a message naming both
+ * versions into message[0..message_size). eddy_world_create (eddy.h) calls it
+ * with the header's version, so a game built against other headers than the
+ * library it loads is refused before any struct crosses. */
+EDDY_API eddy_status eddy_version_check(int header_version, char *message, size_t message_size);
+
+/* ---------------------------------------------------------------- allocator
+ * Every allocation libeddy and libeddy_replay make goes through these
+ * functions (docs/integration.md, "Allocator"). Without a hook they are the C
+ * library's malloc/realloc/free (and aligned_alloc, _aligned_malloc on
+ * Windows). With one, eddy calls the game's functions only:
+ *   alloc(size, user)                    like malloc; NULL when out of memory;
+ *   aligned_alloc(size, alignment, user) alignment a power of two >= 16
+ *                                        (the built-in pool's cache lines);
+ *   free(memory, user)                   every block either returned; never NULL.
+ * eddy has no realloc hook: a growing block is allocated, copied and freed.
+ * The functions may be called from any thread that calls eddy, and from the
+ * pool's workers, so they must be thread-safe when several worlds run at once.
+ * A failed allocation is an EDDY_ERROR_OUT_OF_MEMORY from the call that made it.
+ *
+ * eddy_set_allocator(NULL) restores the C library. It is refused with
+ * EDDY_ERROR_WRONG_STATE while any block allocated through the previous
+ * functions is live (a world, pool, recorder, player or eddy_bytes not yet
+ * destroyed or freed): set it once, before the first eddy call that allocates.
+ * The hook is process-wide, like the assert handler (Box2D's b2SetAllocator,
+ * Jolt's Allocate): eddy's allocations outside any world (replay files, bytes)
+ * need it too. */
+typedef struct eddy_allocator {
+    void *(*alloc)(size_t size, void *user);
+    void *(*aligned_alloc)(size_t size, size_t alignment, void *user);
+    void (*free)(void *memory, void *user);
+    void *user;
+} eddy_allocator;
+EDDY_API eddy_status eddy_set_allocator(const eddy_allocator *allocator);
+
+/* eddy's allocation functions: the hook's, or the C library's. eddy_bytes
+ * (snapshot.h) that eddy grows or frees must come from these when a hook is
+ * set. eddy_free accepts NULL; eddy_realloc keeps *memory on failure. */
+EDDY_API void *eddy_alloc(size_t size);
+EDDY_API void *eddy_calloc(size_t count, size_t size);
+EDDY_API void *eddy_realloc(void *memory, size_t size);
+EDDY_API void eddy_free(void *memory);
+
+/* ---------------------------------------------------------------- log
+ * What eddy would otherwise drop silently or only keep in an error message:
+ * refused calls and inputs (EDDY_LOG_WARNING, with the message the error
+ * functions return), clamped or adjusted settings and retired ids
+ * (EDDY_LOG_INFO), out of memory and broken worlds (EDDY_LOG_ERROR).
+ * Silent by default: nothing is formatted or called until a handler is set.
+ * The message is only valid during the call. The handler may be called from
+ * any thread that calls eddy (never from the pool's workers).
+ * eddy_set_log_handler(NULL, ...) silences eddy again. */
+typedef enum eddy_log_level {
+    EDDY_LOG_ERROR = 0,
+    EDDY_LOG_WARNING = 1,
+    EDDY_LOG_INFO = 2,
+} eddy_log_level;
+typedef void eddy_log_fn(eddy_log_level level, const char *message, void *user);
+/* Messages at level <= max_level reach handler. */
+EDDY_API void eddy_set_log_handler(eddy_log_fn *handler, eddy_log_level max_level, void *user);
+
+/* ---------------------------------------------------------------- profiler zones
+ * begin and end bracket every phase of eddy_world_step and the step itself
+ * on the calling thread (worker_index 0), and every task range a worker runs
+ * (worker_index as the task system gives it: the pool's 0..worker_count-1),
+ * so a profiler (Tracy, Superluminal, PIX, Perfetto through a sink like
+ * tools/chrome_trace.c) shows where a step's time goes on each thread.
+ * zone is a static string: "eddy_world_step", the phase names of
+ * eddy_phase_name (eddy.h: "eddy.input", ...), "eddy_task" for work outside a step. A task
+ * range's zone is the name of the phase that runs it. Zones nest properly on
+ * each worker. Unset (the default, or eddy_set_profiler(NULL)) costs one
+ * predictable branch per phase and per task range (docs/bench.md).
+ * Set it while no world steps; the functions run on eddy's threads and must
+ * not call eddy. */
+typedef void eddy_zone_fn(const char *zone, int worker_index, void *user);
+typedef struct eddy_profiler {
+    eddy_zone_fn *begin;
+    eddy_zone_fn *end;
+    void *user;
+} eddy_profiler;
+EDDY_API void eddy_set_profiler(const eddy_profiler *profiler);
 
 typedef struct eddy_vec3 {
     float x, y, z;

@@ -53,8 +53,18 @@ EDDY_API eddy_world_def eddy_world_def_default(void);
 EDDY_API eddy_status eddy_world_def_validate(const eddy_world_def *def, char *message,
                                              size_t message_size);
 
-/* Create a world. On failure *out is NULL and eddy_last_error_message() says why. */
+/* Create a world. On failure *out is NULL and eddy_last_error_message() says why.
+ *
+ * Called from C, eddy_world_create is the macro below: it passes the version
+ * of this header, and a library of another major.minor refuses it with
+ * EDDY_ERROR_VERSION and a message naming both versions (eddy_version_check).
+ * The function itself stays exported for callers that cannot see the header
+ * (bindings name eddy_world_create_checked with the version they were
+ * written for), and `(eddy_world_create)(def, out)` skips the check. */
 EDDY_API eddy_status eddy_world_create(const eddy_world_def *def, eddy_world **out);
+EDDY_API eddy_status eddy_world_create_checked(const eddy_world_def *def, eddy_world **out,
+                                               int header_version);
+#define eddy_world_create(def, out) eddy_world_create_checked((def), (out), EDDY_VERSION)
 EDDY_API void eddy_world_destroy(eddy_world *world); /* accepts NULL */
 
 /* Message for the last failed eddy_world_create on this thread, or for the
@@ -120,6 +130,10 @@ EDDY_API eddy_vec3 eddy_world_sample_velocity(const eddy_world *world, eddy_vec3
 
 EDDY_API const eddy_world_def *eddy_world_get_def(const eddy_world *world);
 EDDY_API eddy_profile eddy_world_get_profile(const eddy_world *world);
+/* Static name of a phase, e.g. "eddy.velocity_grid": the profiler zone of
+ * the phase (base.h) and its key in eddy-bench's JSON; "eddy.unknown" for a
+ * value outside the enum. */
+EDDY_API const char *eddy_phase_name(eddy_phase phase);
 EDDY_API eddy_diagnostics eddy_world_get_diagnostics(const eddy_world *world);
 EDDY_API int eddy_world_worker_count(const eddy_world *world);
 

@@ -24,6 +24,21 @@
 #include "eddy.h"
 #include "snapshot.h"
 
+/* The functions of libeddy_replay: as EDDY_API (base.h), with their own
+ * export switch on Windows, where building libeddy_replay.dll defines
+ * EDDY_REPLAY_BUILDING_DLL and its users (it included) import libeddy.dll's. */
+#if defined(_WIN32)
+#if defined(EDDY_REPLAY_BUILDING_DLL)
+#define EDDY_REPLAY_API __declspec(dllexport)
+#elif defined(EDDY_DLL)
+#define EDDY_REPLAY_API __declspec(dllimport)
+#else
+#define EDDY_REPLAY_API
+#endif
+#else
+#define EDDY_REPLAY_API EDDY_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -72,9 +87,9 @@ typedef struct eddy_replay_fingerprint {
 } eddy_replay_fingerprint;
 
 /* This build's fingerprint for a world that flushes denormals or not. */
-EDDY_API eddy_replay_fingerprint eddy_replay_fingerprint_current(bool flush_denormals);
+EDDY_REPLAY_API eddy_replay_fingerprint eddy_replay_fingerprint_current(bool flush_denormals);
 /* Short name of an architecture: "x86_64", "aarch64", "other". */
-EDDY_API const char *eddy_replay_arch_name(eddy_replay_arch arch);
+EDDY_REPLAY_API const char *eddy_replay_arch_name(eddy_replay_arch arch);
 
 /* ================================================================ recorder */
 /* Where the bytes go. write must consume all size bytes or fail; flush is
@@ -108,17 +123,17 @@ typedef struct eddy_recorder_stats {
                                  writing), excluding the world's steps */
 } eddy_recorder_stats;
 
-EDDY_API eddy_recorder_def eddy_recorder_def_default(void);
+EDDY_REPLAY_API eddy_recorder_def eddy_recorder_def_default(void);
 
 /* Start recording world from its current state (any frame). The recorder
  * borrows the world: destroy the recorder before the world. The header and
  * the world record (definition and initial snapshot) are written now. */
-EDDY_API eddy_status eddy_recorder_create(eddy_world *world, const eddy_recorder_def *def,
+EDDY_REPLAY_API eddy_status eddy_recorder_create(eddy_world *world, const eddy_recorder_def *def,
                                           eddy_replay_write_fn *write, eddy_replay_flush_fn *flush,
                                           void *context, eddy_recorder **out, char *message,
                                           size_t message_size);
 /* Appends the file to *buffer (caller-owned; free with eddy_bytes_free). */
-EDDY_API eddy_status eddy_recorder_create_memory(eddy_world *world, const eddy_recorder_def *def,
+EDDY_REPLAY_API eddy_status eddy_recorder_create_memory(eddy_world *world, const eddy_recorder_def *def,
                                                  eddy_bytes *buffer, eddy_recorder **out,
                                                  char *message, size_t message_size);
 /* Writes the file at path. The header and the initial world record go to a
@@ -127,7 +142,7 @@ EDDY_API eddy_status eddy_recorder_create_memory(eddy_world *world, const eddy_r
  * an existing file at path is left as it was and the temporary file is
  * removed. A failed write, flush or close keeps the system's reason in the
  * message (for example "write failed: No space left on device"). */
-EDDY_API eddy_status eddy_recorder_create_file(eddy_world *world, const eddy_recorder_def *def,
+EDDY_REPLAY_API eddy_status eddy_recorder_create_file(eddy_world *world, const eddy_recorder_def *def,
                                                const char *path, eddy_recorder **out,
                                                char *message, size_t message_size);
 
@@ -136,16 +151,16 @@ EDDY_API eddy_status eddy_recorder_create_file(eddy_world *world, const eddy_rec
  * world's status is returned, the world is unchanged). After a write error
  * the recording is over: every later call returns that error without
  * stepping (step the world directly to go on without recording). */
-EDDY_API eddy_status eddy_recorder_step(eddy_recorder *recorder, const eddy_input *input);
+EDDY_REPLAY_API eddy_status eddy_recorder_step(eddy_recorder *recorder, const eddy_input *input);
 /* Write the last partial chunk, the seek index and the footer. Further
  * steps return EDDY_ERROR_WRONG_STATE. */
-EDDY_API eddy_status eddy_recorder_finish(eddy_recorder *recorder);
+EDDY_REPLAY_API eddy_status eddy_recorder_finish(eddy_recorder *recorder);
 /* Frees the recorder (accepts NULL); does not finish: an unfinished file
  * reads as cut short after its last complete chunk. */
-EDDY_API void eddy_recorder_destroy(eddy_recorder *recorder);
-EDDY_API eddy_world *eddy_recorder_world(eddy_recorder *recorder);
-EDDY_API eddy_recorder_stats eddy_recorder_get_stats(const eddy_recorder *recorder);
-EDDY_API const char *eddy_recorder_error_message(const eddy_recorder *recorder);
+EDDY_REPLAY_API void eddy_recorder_destroy(eddy_recorder *recorder);
+EDDY_REPLAY_API eddy_world *eddy_recorder_world(eddy_recorder *recorder);
+EDDY_REPLAY_API eddy_recorder_stats eddy_recorder_get_stats(const eddy_recorder *recorder);
+EDDY_REPLAY_API const char *eddy_recorder_error_message(const eddy_recorder *recorder);
 
 /* ================================================================ player */
 typedef struct eddy_player_def {
@@ -195,28 +210,28 @@ typedef struct eddy_replay_info {
  * and for every other error. The message says what is wrong or where a
  * truncated file stops. The data are copied; the player reads them all up
  * front and verifies every checksum before returning. */
-EDDY_API eddy_status eddy_player_open_memory(const void *data, size_t size,
+EDDY_REPLAY_API eddy_status eddy_player_open_memory(const void *data, size_t size,
                                              const eddy_player_def *def, eddy_player **out,
                                              char *message, size_t message_size);
-EDDY_API eddy_status eddy_player_open_file(const char *path, const eddy_player_def *def,
+EDDY_REPLAY_API eddy_status eddy_player_open_file(const char *path, const eddy_player_def *def,
                                            eddy_player **out, char *message, size_t message_size);
 /* Read callback: fill up to capacity bytes, set *got (0 at the end). */
 typedef eddy_status eddy_replay_read_fn(void *buffer, size_t capacity, size_t *got, void *context);
-EDDY_API eddy_status eddy_player_open_read(eddy_replay_read_fn *read, void *context,
+EDDY_REPLAY_API eddy_status eddy_player_open_read(eddy_replay_read_fn *read, void *context,
                                            const eddy_player_def *def, eddy_player **out,
                                            char *message, size_t message_size);
-EDDY_API void eddy_player_close(eddy_player *player); /* accepts NULL */
-EDDY_API eddy_player_def eddy_player_def_default(void);
+EDDY_REPLAY_API void eddy_player_close(eddy_player *player); /* accepts NULL */
+EDDY_REPLAY_API eddy_player_def eddy_player_def_default(void);
 
-EDDY_API eddy_replay_info eddy_player_info(const eddy_player *player);
-EDDY_API const char *eddy_player_error_message(const eddy_player *player);
+EDDY_REPLAY_API eddy_replay_info eddy_player_info(const eddy_player *player);
+EDDY_REPLAY_API const char *eddy_player_error_message(const eddy_player *player);
 
 /* The re-simulating world, created on first use at the initial state (NULL
  * if it cannot be created; the error message says why). Read it freely;
  * change it only through the player. */
-EDDY_API eddy_world *eddy_player_world(eddy_player *player);
+EDDY_REPLAY_API eddy_world *eddy_player_world(eddy_player *player);
 /* Frame of the player's world (first_frame before any step). */
-EDDY_API int64_t eddy_player_frame(const eddy_player *player);
+EDDY_REPLAY_API int64_t eddy_player_frame(const eddy_player *player);
 
 /* First difference between a re-simulation and the recording. */
 typedef struct eddy_divergence {
@@ -230,37 +245,37 @@ typedef struct eddy_divergence {
 /* Step the world to the next recorded frame with its recorded input and
  * compare the frame hash. EDDY_ERROR_DIVERGED (with *divergence filled when
  * not NULL) if it differs; EDDY_ERROR_NOT_FOUND past the last frame. */
-EDDY_API eddy_status eddy_player_step(eddy_player *player, eddy_divergence *divergence);
+EDDY_REPLAY_API eddy_status eddy_player_step(eddy_player *player, eddy_divergence *divergence);
 /* Put the world at frame (first_frame..last_frame): restore the nearest
  * keyframe at or before it (or the initial snapshot, or keep going from the
  * current frame when that is nearer) and step from there, checking hashes. */
-EDDY_API eddy_status eddy_player_seek(eddy_player *player, int64_t frame,
+EDDY_REPLAY_API eddy_status eddy_player_seek(eddy_player *player, int64_t frame,
                                       eddy_divergence *divergence);
 /* Step from the current frame to last_frame checking every hash; stops at
  * the first divergence. progress (may be NULL) is called after every frame. */
 typedef void eddy_replay_progress_fn(int64_t frame, int64_t last_frame, void *context);
-EDDY_API eddy_status eddy_player_verify(eddy_player *player, eddy_divergence *divergence,
+EDDY_REPLAY_API eddy_status eddy_player_verify(eddy_player *player, eddy_divergence *divergence,
                                         eddy_replay_progress_fn *progress, void *context);
 
 /* The recording itself, without simulating. */
-EDDY_API eddy_status eddy_player_recorded_hash(const eddy_player *player, int64_t frame,
+EDDY_REPLAY_API eddy_status eddy_player_recorded_hash(const eddy_player *player, int64_t frame,
                                                eddy_frame_hash *out);
 /* Recorded block hashes of a component at frame: returns the block count
  * and writes up to capacity of them; -1 if the file has none for it. */
-EDDY_API int eddy_player_recorded_block_hashes(const eddy_player *player, int64_t frame,
+EDDY_REPLAY_API int eddy_player_recorded_block_hashes(const eddy_player *player, int64_t frame,
                                                eddy_component component, uint64_t *out,
                                                int capacity);
 /* Recorded input of the step that produced frame (first_frame < frame <=
  * last_frame); valid until the next call on the player. */
-EDDY_API eddy_status eddy_player_recorded_input(eddy_player *player, int64_t frame,
+EDDY_REPLAY_API eddy_status eddy_player_recorded_input(eddy_player *player, int64_t frame,
                                                 const eddy_input **out);
 /* Frames of the keyframes, ascending; returns the count (may exceed capacity). */
-EDDY_API int eddy_player_keyframes(const eddy_player *player, int64_t *frames, int capacity);
+EDDY_REPLAY_API int eddy_player_keyframes(const eddy_player *player, int64_t *frames, int capacity);
 
 /* First difference between two recordings' hash traces (no simulation):
  * frame, component and, when both files hold block hashes, block. Returns
  * EDDY_OK with divergence->frame == -1 when the common frames agree. */
-EDDY_API eddy_status eddy_replay_compare(const eddy_player *a, const eddy_player *b,
+EDDY_REPLAY_API eddy_status eddy_replay_compare(const eddy_player *a, const eddy_player *b,
                                          eddy_divergence *divergence);
 
 #ifdef __cplusplus

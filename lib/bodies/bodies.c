@@ -108,7 +108,7 @@ static eddy_status body_def_check_setup(eddy_world *w, const eddy_body_def *d) {
     body trial;
     memset(&trial, 0, sizeof trial);
     const bool ok = body_setup(&trial, d);
-    free(trial.vertices);
+    eddy_free(trial.vertices);
     if (!ok) {
         eddy_world_set_error(w, "body mass %g with this shape gives no invertible inertia",
                              (double)d->mass);
@@ -228,13 +228,13 @@ static vec3 body_angular_momentum_of(const body *b, vec3 omega, const mat3 *iner
 
 bool eddy_body_rebuild_derived(body *b) {
     body_update_frame(b);
-    free(b->vertices);
+    eddy_free(b->vertices);
     b->vertices = NULL;
     b->vertex_count = 0;
     if (b->def.shape.type != EDDY_SHAPE_POLYTOPE) return true;
     const int n = eddy_shape_vertices(&b->def.shape, NULL, 0);
     if (n <= 0) return true;
-    b->vertices = malloc((size_t)n * sizeof *b->vertices);
+    b->vertices = eddy_alloc((size_t)n * sizeof *b->vertices);
     if (!b->vertices) return false;
     b->vertex_count = eddy_shape_vertices(&b->def.shape, b->vertices, n);
     return true;
@@ -295,7 +295,7 @@ bool eddy_body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out
     if (slot == w->body_count) {
         if (w->body_count == w->body_capacity) {
             int cap = w->body_capacity ? 2 * w->body_capacity : 8;
-            body *nb = realloc(w->bodies, (size_t)cap * sizeof *nb);
+            body *nb = eddy_realloc(w->bodies, (size_t)cap * sizeof *nb);
             if (!nb) return false;
             w->bodies = nb;
             w->body_capacity = cap;
@@ -305,7 +305,7 @@ bool eddy_body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out
     }
     body *b = &w->bodies[slot];
     const uint16_t generation = (uint16_t)(b->generation + 1u); /* never wraps: retired first */
-    free(b->vertices);
+    eddy_free(b->vertices);
     memset(b, 0, sizeof *b);
     if (!body_setup(b, def)) { /* the def was checked: only an allocation can fail here */
         eddy_world_set_error(w, "out of memory creating a body");
@@ -338,10 +338,10 @@ static eddy_status world_create_body_held(eddy_world *w, const eddy_body_def *de
 }
 
 void eddy_bodies_free(eddy_world *w) {
-    for (int i = 0; i < w->body_count; ++i) free(w->bodies[i].vertices);
-    free(w->bodies);
-    free(w->created_bodies);
-    free(w->created_emitters);
+    for (int i = 0; i < w->body_count; ++i) eddy_free(w->bodies[i].vertices);
+    eddy_free(w->bodies);
+    eddy_free(w->created_bodies);
+    eddy_free(w->created_emitters);
 }
 
 /* ---------------------------------------------------------------- commands */
@@ -460,7 +460,7 @@ static void body_apply_angular_impulse(body *b, vec3 j) {
 static bool push_created_body(eddy_world *w, eddy_body_id id) {
     if (w->created_body_count == w->created_body_capacity) {
         int cap = w->created_body_capacity ? 2 * w->created_body_capacity : 8;
-        eddy_body_id *p = realloc(w->created_bodies, (size_t)cap * sizeof *p);
+        eddy_body_id *p = eddy_realloc(w->created_bodies, (size_t)cap * sizeof *p);
         if (!p) return false;
         w->created_bodies = p;
         w->created_body_capacity = cap;
@@ -483,7 +483,10 @@ bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in) {
         switch (c->type) {
         case EDDY_BODY_DESTROY:
             b->alive = false;
-            free(b->vertices);
+            if (body_slot_retired(b))
+                eddy_log(EDDY_LOG_INFO, "body slot %d retired: its 16-bit generation is used up",
+                         c->body.index1 - 1);
+            eddy_free(b->vertices);
             b->vertices = NULL;
             b->vertex_count = 0;
             break;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 static bool grow_array(void **p, int capacity, size_t elem) {
-    void *q = realloc(*p, (size_t)capacity * elem);
+    void *q = eddy_realloc(*p, (size_t)capacity * elem);
     if (!q) return false;
     *p = q;
     return true;
@@ -83,13 +83,13 @@ bool eddy_particles_reserve_rewound(particle_array *a, int capacity) {
 
 void eddy_particles_free(particle_array *a) {
     eddy_particles_rewind(a);
-    free(a->px); free(a->py); free(a->pz);
-    free(a->vx); free(a->vy); free(a->vz);
-    free(a->wx); free(a->wy); free(a->wz);
-    free(a->drho); free(a->birth);
-    free(a->hx); free(a->hy); free(a->hz);
-    free(a->sx); free(a->sy); free(a->sz);
-    free(a->id);
+    eddy_free(a->px); eddy_free(a->py); eddy_free(a->pz);
+    eddy_free(a->vx); eddy_free(a->vy); eddy_free(a->vz);
+    eddy_free(a->wx); eddy_free(a->wy); eddy_free(a->wz);
+    eddy_free(a->drho); eddy_free(a->birth);
+    eddy_free(a->hx); eddy_free(a->hy); eddy_free(a->hz);
+    eddy_free(a->sx); eddy_free(a->sy); eddy_free(a->sz);
+    eddy_free(a->id);
     bool hv = a->has_vorticity, ids = a->track_ids, rate = a->keeps_rate;
     memset(a, 0, sizeof *a);
     a->has_vorticity = hv;
@@ -102,7 +102,7 @@ bool eddy_particles_renumber_ids(particle_array *a) {
     /* eddy_particles_reserve grows the ids with the other fields: allocate
      * only when ids were never stored (no allocation on an in-place restore). */
     if (a->capacity > 0 && !a->id) {
-        uint64_t *ids = malloc((size_t)(a->capacity + a->head) * sizeof *ids);
+        uint64_t *ids = eddy_alloc((size_t)(a->capacity + a->head) * sizeof *ids);
         if (!ids) return false;
         a->id = ids + a->head; /* the same head as the other fields */
     }

@@ -14,6 +14,8 @@ void eddy_world_set_error(eddy_world *w, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(w->error, sizeof w->error, fmt, ap);
     va_end(ap);
+    /* A refusal the game may not look at: the log hook hears it (silent by default). */
+    eddy_log(EDDY_LOG_WARNING, "%s", w->error);
 }
 
 _Thread_local char eddy_thread_error[256];
@@ -35,14 +37,15 @@ bool eddy_world_enter(const eddy_world *w, const char *call) {
 void eddy_world_leave(const eddy_world *w) { atomic_store((atomic_int *)(uintptr_t)&w->busy, 0); }
 
 bool eddy_grow(void **p, size_t bytes) {
-    void *q = realloc(*p, bytes);
+    void *q = eddy_realloc(*p, bytes);
     if (!q) return false;
     *p = q;
     return true;
 }
 
-bool eddy_grid_arrays_reserve(eddy_world *w, int points) {
-    if (points <= w->grid_point_capacity) return true;
+bool eddy_grid_arrays_reserve(eddy_world *w, int need) {
+    if (need <= w->grid_point_capacity) return true;
+    const int points = eddy_grown_capacity(w->grid_point_capacity, need);
     const size_t n = (size_t)points;
     if (!eddy_grow((void **)&w->velocity, n * sizeof(vec3)) ||
         !eddy_grow((void **)&w->flow, 4 * n * sizeof(float)) ||
@@ -56,6 +59,8 @@ bool eddy_grid_arrays_reserve(eddy_world *w, int points) {
 
 void *eddy_partials_reserve(eddy_world *w, size_t bytes) {
     if (bytes > w->partials_bytes) {
+        const size_t grown = w->partials_bytes + w->partials_bytes / 2;
+        if (grown > bytes) bytes = grown;
         if (!eddy_grow(&w->partials, bytes)) return NULL;
         w->partials_bytes = bytes;
     }

@@ -93,7 +93,7 @@ static size_t pse_stride(int capacity) { return (size_t)capacity + PSE_PAD; }
 bool eddy_pse_reserve(eddy_world *w, int n) {
     if (n <= w->sorted_scratch_capacity) return true;
     const size_t stride = pse_stride(n);
-    float *p = realloc(w->sorted_scratch, PSE_ARRAYS * stride * sizeof *p);
+    float *p = eddy_realloc(w->sorted_scratch, PSE_ARRAYS * stride * sizeof *p);
     if (!p) return false;
     w->sorted_scratch = p;
     w->sorted_scratch_capacity = n;

@@ -20,7 +20,8 @@ enum { PARTITION_CHUNK = 1024 };
 
 static bool reserve_ints(int **p, int *capacity, int n) {
     if (n <= *capacity) return true;
-    int *q = realloc(*p, (size_t)n * sizeof *q);
+    n = eddy_grown_capacity(*capacity, n);
+    int *q = eddy_realloc(*p, (size_t)n * sizeof *q);
     if (!q) return false;
     *p = q;
     *capacity = n;
@@ -67,8 +68,8 @@ bool eddy_partition_build(partition *part, task_system *ts, const grid_shape *g,
 }
 
 void eddy_partition_free(partition *part) {
-    free(part->cell_start);
-    free(part->sorted_index);
-    free(part->cell_of);
+    eddy_free(part->cell_start);
+    eddy_free(part->sorted_index);
+    eddy_free(part->cell_of);
     memset(part, 0, sizeof *part);
 }

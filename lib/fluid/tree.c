@@ -112,7 +112,8 @@ static void upper_chunk(int chunk, int begin, int end, void *context) {
 
 static bool tree_reserve(influence_tree *t, int level, int cells) {
     if (cells <= t->capacity[level]) return true;
-    supervorton *p = realloc(t->cells[level], (size_t)cells * sizeof *p);
+    cells = eddy_grown_capacity(t->capacity[level], cells);
+    supervorton *p = eddy_realloc(t->cells[level], (size_t)cells * sizeof *p);
     if (!p) return false;
     t->cells[level] = p;
     t->capacity[level] = cells;
@@ -143,9 +144,9 @@ bool eddy_tree_build(influence_tree *t, task_system *ts, const grid_shape *templ
 
 void eddy_tree_free(influence_tree *t) {
     for (int l = 0; l < TREE_MAX_LEVELS; ++l) {
-        free(t->cells[l]);
-        free(t->moments[l]);
-        free(t->expansion[l]);
+        eddy_free(t->cells[l]);
+        eddy_free(t->moments[l]);
+        eddy_free(t->expansion[l]);
     }
     memset(t, 0, sizeof *t);
 }
@@ -316,17 +317,17 @@ static void upper_moment_chunk(int chunk, int begin, int end, void *context) {
 bool eddy_tree_build_moments(influence_tree *t, task_system *ts, const particle_array *v,
                              const partition *part) {
     for (int l = 0; l < t->levels; ++l) {
-        const int cells = grid_cell_count(&t->layer[l]);
+        const int cells = eddy_grown_capacity(t->moment_capacity[l], grid_cell_count(&t->layer[l]));
         if (cells <= t->moment_capacity[l]) continue;
-        float *p = realloc(t->moments[l], (size_t)cells * TREE_MOMENTS * sizeof *p);
+        float *p = eddy_realloc(t->moments[l], (size_t)cells * TREE_MOMENTS * sizeof *p);
         if (!p) return false;
         t->moments[l] = p;
         t->moment_capacity[l] = cells;
     }
     for (int l = 0; l < t->levels; ++l) {
-        const int cells = grid_cell_count(&t->layer[l]);
+        const int cells = eddy_grown_capacity(t->expansion_capacity[l], grid_cell_count(&t->layer[l]));
         if (cells <= t->expansion_capacity[l]) continue;
-        float *p = realloc(t->expansion[l], (size_t)cells * TREE_EXPANSION * sizeof *p);
+        float *p = eddy_realloc(t->expansion[l], (size_t)cells * TREE_EXPANSION * sizeof *p);
         if (!p) return false;
         t->expansion[l] = p;
         t->expansion_capacity[l] = cells;

@@ -214,13 +214,14 @@ void eddy_early_hash_prepare(eddy_world *w) {
     const int blocks = chunk_count(w->tracers.count, EDDY_HASH_BLOCK_PARTICLES);
     if (blocks == 0) return;
     if (blocks > w->early_capacity) {
-        uint64_t *h = realloc(w->early_hash, (size_t)blocks * sizeof *h);
+        const int grown = eddy_grown_capacity(w->early_capacity, blocks);
+        uint64_t *h = eddy_realloc(w->early_hash, (size_t)grown * sizeof *h);
         if (h == NULL) return; /* the end-of-step hash does it all */
         w->early_hash = h;
-        uint8_t *f = realloc(w->early_flags, (size_t)blocks);
+        uint8_t *f = eddy_realloc(w->early_flags, (size_t)grown);
         if (f == NULL) return;
         w->early_flags = f;
-        w->early_capacity = blocks;
+        w->early_capacity = grown;
     }
     memset(w->early_flags, 0, (size_t)blocks);
     w->early_blocks = blocks;
@@ -398,13 +399,14 @@ static bool particle_components_parallel(eddy_world *w, uint64_t component[EDDY_
         /* Block hashes land in a per-world cache, so eddy_world_block_hashes
          * of the same state is a copy. */
         if ((size_t)total > w->block_cache_capacity) {
-            uint64_t *p = realloc(w->block_cache, (size_t)total * sizeof *p);
+            const int cap = eddy_grown_capacity((int)w->block_cache_capacity, total);
+            uint64_t *p = eddy_realloc(w->block_cache, (size_t)cap * sizeof *p);
             if (p == NULL) return false;
             w->block_cache = p;
-            uint8_t *f = realloc(w->block_nonfinite, (size_t)total);
+            uint8_t *f = eddy_realloc(w->block_nonfinite, (size_t)cap);
             if (f == NULL) return false;
             w->block_nonfinite = f;
-            w->block_cache_capacity = (size_t)total;
+            w->block_cache_capacity = (size_t)cap;
         }
         job.out = w->block_cache;
         job.nonfinite = w->block_nonfinite;
@@ -475,11 +477,11 @@ static uint64_t bodies_component(const eddy_world *w) {
     if (live == 0) return component_hash_of_blocks(EDDY_COMPONENT_BODIES, 0, NULL, 0);
     enum { STACK_BLOCKS = 16 };
     uint64_t stack[STACK_BLOCKS];
-    uint64_t *hashes = blocks <= STACK_BLOCKS ? stack : malloc((size_t)blocks * sizeof *hashes);
+    uint64_t *hashes = blocks <= STACK_BLOCKS ? stack : eddy_alloc((size_t)blocks * sizeof *hashes);
     if (!hashes) return 0; /* out of memory: see hash-spec §5 */
     body_blocks(w, hashes, blocks, &blocks);
     uint64_t h = component_hash_of_blocks(EDDY_COMPONENT_BODIES, (uint64_t)live, hashes, blocks);
-    if (hashes != stack) free(hashes);
+    if (hashes != stack) eddy_free(hashes);
     return h;
 }
 

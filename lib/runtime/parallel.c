@@ -43,6 +43,7 @@ typedef struct parallel_job {
     int chunk_size;
     chunk_fn *fn;
     void *context;
+    const char *zone; /* profiler zone of each task range */
     uint32_t fp_canonical;
     bool set_fp_mode; /* false only under EDDY_MUTATION_SKIP_WORKER_FP_MODE */
 } parallel_job;
@@ -67,17 +68,18 @@ static void chunks_run(const parallel_job *job, int first, int last) {
  * ranges and any thread: it reads the job only and each chunk owns its
  * outputs. */
 static void chunk_task(int start, int end, int worker_index, void *task_context) {
-    (void)worker_index;
     const parallel_job *job = task_context;
+    eddy_zone_begin(job->zone, worker_index);
     if (!job->set_fp_mode) {
         chunks_run(job, start, end);
-        return;
+    } else {
+        uint32_t saved = eddy_fpenv_get();
+        eddy_fpenv_set(job->fp_canonical);
+        EDDY_DEBUG_ASSERT(eddy_fpenv_is(job->fp_canonical));
+        chunks_run(job, start, end);
+        eddy_fpenv_set(saved);
     }
-    uint32_t saved = eddy_fpenv_get();
-    eddy_fpenv_set(job->fp_canonical);
-    EDDY_DEBUG_ASSERT(eddy_fpenv_is(job->fp_canonical));
-    chunks_run(job, start, end);
-    eddy_fpenv_set(saved);
+    eddy_zone_end(job->zone, worker_index);
 }
 
 #ifndef NDEBUG
@@ -97,6 +99,7 @@ void eddy_parallel_for(const task_system *ts, int count, int chunk_size, chunk_f
         .chunk_size = chunk_size,
         .fn = fn,
         .context = context,
+        .zone = ts->zone ? ts->zone : "eddy_task",
         .fp_canonical = ts->fp_canonical,
         .set_fp_mode = (ts->mutations & EDDY_MUTATION_SKIP_WORKER_FP_MODE) == 0,
     };

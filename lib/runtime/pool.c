@@ -370,11 +370,11 @@ static void pool_teardown(eddy_pool *pool) {
     eddy_aligned_free(pool);
 }
 
-static bool threads_start(eddy_pool *pool) {
+static bool threads_start(eddy_pool *pool, bool *out_of_memory) {
     for (int index = 1; index < pool->worker_count; ++index) {
         worker_arg *arg = &pool->args[pool->thread_count];
         *arg = (worker_arg){pool, index};
-        pool->threads[pool->thread_count] = eddy_thread_start(worker_main, arg);
+        pool->threads[pool->thread_count] = eddy_thread_start(worker_main, arg, out_of_memory);
         if (pool->threads[pool->thread_count] == NULL) {
             return false;
         }
@@ -404,14 +404,15 @@ eddy_status eddy_pool_create(const eddy_pool_def *def, eddy_pool **out) {
     if (pool == NULL) {
         return EDDY_ERROR_OUT_OF_MEMORY;
     }
-    if (!pool_sync_init(pool)) {
+    if (!pool_sync_init(pool)) { /* their memory is all they can lack */
         pool_sync_destroy(pool);
         eddy_aligned_free(pool);
-        return EDDY_ERROR_THREAD;
+        return EDDY_ERROR_OUT_OF_MEMORY;
     }
-    if (!threads_start(pool)) {
+    bool out_of_memory = false;
+    if (!threads_start(pool, &out_of_memory)) {
         pool_teardown(pool);
-        return EDDY_ERROR_THREAD;
+        return out_of_memory ? EDDY_ERROR_OUT_OF_MEMORY : EDDY_ERROR_THREAD;
     }
     threads_wait_started(pool);
     *out = pool;

@@ -92,6 +92,7 @@ typedef struct task_system {
     eddy_pool *own_pool;      /* created by the world, or NULL */
     bool external;            /* the game's task system: every phase goes through it */
     uint32_t fp_canonical;    /* canonical control word for workers */
+    const char *zone;         /* profiler zone of the phase running (static), or NULL */
     uint32_t mutations;
 } task_system;
 
@@ -132,6 +133,39 @@ bool eddy_fpenv_is(uint32_t mode);
 void eddy_expf_array(const float *x, float *out, int n);
 
 double eddy_now_ms(void); /* timing only, never in state */
+
+/* Memory aligned to `alignment` (a power of two >= 16), size a multiple of
+ * it, through the allocator hook (alloc.c); NULL on failure. Free with
+ * eddy_aligned_free (accepts NULL). Plain blocks: eddy_alloc and its kin
+ * (include/eddy/base.h), which every file of lib/ uses instead of malloc. */
+void *eddy_aligned_alloc(size_t alignment, size_t size);
+
+/* Capacity to allocate for `need` items when `have` are held: half as much
+ * again, so that a count that creeps up step by step (emission) reallocates
+ * a logarithmic number of times and a steady-state step not at all.
+ * Capacities are never state: no result depends on them. */
+static inline int eddy_grown_capacity(int have, int need) {
+    if (need <= have) return have;
+    const int64_t grown = (int64_t)have + have / 2;
+    return grown > need && grown <= INT32_MAX / 2 ? (int)grown : need;
+}
+void eddy_aligned_free(void *memory);
+
+/* Profiler zones (base.c): the hook set by eddy_set_profiler; begin is NULL
+ * when none is set, and then a zone costs this one test. */
+extern eddy_profiler eddy_profiler_hook;
+static inline void eddy_zone_begin(const char *zone, int worker) {
+    if (eddy_profiler_hook.begin) eddy_profiler_hook.begin(zone, worker, eddy_profiler_hook.user);
+}
+static inline void eddy_zone_end(const char *zone, int worker) {
+    if (eddy_profiler_hook.begin) eddy_profiler_hook.end(zone, worker, eddy_profiler_hook.user);
+}
+
+/* The log hook (base.c): eddy_log formats and calls the handler only when
+ * one is set for the level; eddy_log_enabled lets a caller skip building a
+ * message nobody will read. */
+bool eddy_log_enabled(eddy_log_level level);
+void eddy_log(eddy_log_level level, const char *fmt, ...) EDDY_PRINTF_LIKE(2, 3);
 
 /* In [lo, hi]; false for NaN. */
 static inline bool eddy_within(float x, float lo, float hi) { return x >= lo && x <= hi; }

@@ -25,10 +25,12 @@ typedef struct eddy_cond eddy_cond;
 typedef struct eddy_thread eddy_thread;
 typedef void eddy_thread_main_fn(void *arg);
 
-/* Memory aligned to `alignment` (a power of two), size a multiple of it;
- * NULL on failure. Free with eddy_aligned_free (accepts NULL). */
-void *eddy_aligned_alloc(size_t alignment, size_t size);
-void eddy_aligned_free(void *memory);
+/* The C library's memory aligned to `alignment` (a power of two), size a
+ * multiple of it; NULL on failure. Free with eddy_system_aligned_free
+ * (accepts NULL). Only lib/runtime/alloc.c calls these: everything else
+ * allocates through eddy_aligned_alloc (runtime.h), which honours the hook. */
+void *eddy_system_aligned_alloc(size_t alignment, size_t size);
+void eddy_system_aligned_free(void *memory);
 
 /* Online logical CPUs, or 0 when unknown. A hint only, never a thread count. */
 int eddy_cpu_count_online(void);
@@ -54,8 +56,9 @@ void eddy_cond_signal(eddy_cond *cond);
 void eddy_cond_broadcast(eddy_cond *cond);
 
 /* Start a thread running main(arg); NULL on failure. join waits for it to
- * return and frees the handle. */
-eddy_thread *eddy_thread_start(eddy_thread_main_fn *main, void *arg);
+ * return and frees the handle. On failure *out_of_memory says whether memory
+ * was what failed. */
+eddy_thread *eddy_thread_start(eddy_thread_main_fn *main, void *arg, bool *out_of_memory);
 void eddy_thread_join(eddy_thread *thread);
 
 #endif

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "runtime/thread.h"
+#include "eddy/base.h" /* eddy_alloc, eddy_free: the allocator hook */
 
 #include <pthread.h>
 #include <sched.h>
@@ -27,9 +28,9 @@ struct eddy_thread {
     void *arg;
 };
 
-void *eddy_aligned_alloc(size_t alignment, size_t size) { return aligned_alloc(alignment, size); }
+void *eddy_system_aligned_alloc(size_t alignment, size_t size) { return aligned_alloc(alignment, size); }
 
-void eddy_aligned_free(void *memory) { free(memory); }
+void eddy_system_aligned_free(void *memory) { free(memory); }
 
 int eddy_cpu_count_online(void) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -53,9 +54,9 @@ void eddy_cpu_relax(void) {}
 #endif
 
 eddy_mutex *eddy_mutex_create(void) {
-    eddy_mutex *mutex = malloc(sizeof *mutex);
+    eddy_mutex *mutex = eddy_alloc(sizeof *mutex);
     if (mutex != NULL && pthread_mutex_init(&mutex->handle, NULL) != 0) {
-        free(mutex);
+        eddy_free(mutex);
         return NULL;
     }
     return mutex;
@@ -64,7 +65,7 @@ eddy_mutex *eddy_mutex_create(void) {
 void eddy_mutex_destroy(eddy_mutex *mutex) {
     if (mutex != NULL) {
         pthread_mutex_destroy(&mutex->handle);
-        free(mutex);
+        eddy_free(mutex);
     }
 }
 
@@ -73,9 +74,9 @@ void eddy_mutex_lock(eddy_mutex *mutex) { pthread_mutex_lock(&mutex->handle); }
 void eddy_mutex_unlock(eddy_mutex *mutex) { pthread_mutex_unlock(&mutex->handle); }
 
 eddy_cond *eddy_cond_create(void) {
-    eddy_cond *cond = malloc(sizeof *cond);
+    eddy_cond *cond = eddy_alloc(sizeof *cond);
     if (cond != NULL && pthread_cond_init(&cond->handle, NULL) != 0) {
-        free(cond);
+        eddy_free(cond);
         return NULL;
     }
     return cond;
@@ -84,7 +85,7 @@ eddy_cond *eddy_cond_create(void) {
 void eddy_cond_destroy(eddy_cond *cond) {
     if (cond != NULL) {
         pthread_cond_destroy(&cond->handle);
-        free(cond);
+        eddy_free(cond);
     }
 }
 
@@ -102,15 +103,16 @@ static void *thread_trampoline(void *arg) {
     return NULL;
 }
 
-eddy_thread *eddy_thread_start(eddy_thread_main_fn *main, void *arg) {
-    eddy_thread *thread = malloc(sizeof *thread);
+eddy_thread *eddy_thread_start(eddy_thread_main_fn *main, void *arg, bool *out_of_memory) {
+    eddy_thread *thread = eddy_alloc(sizeof *thread);
+    *out_of_memory = thread == NULL;
     if (thread == NULL) {
         return NULL;
     }
     thread->main = main;
     thread->arg = arg;
     if (pthread_create(&thread->handle, NULL, thread_trampoline, thread) != 0) {
-        free(thread);
+        eddy_free(thread);
         return NULL;
     }
     return thread;
@@ -118,5 +120,5 @@ eddy_thread *eddy_thread_start(eddy_thread_main_fn *main, void *arg) {
 
 void eddy_thread_join(eddy_thread *thread) {
     pthread_join(thread->handle, NULL);
-    free(thread);
+    eddy_free(thread);
 }

@@ -9,6 +9,7 @@
 #include <windows.h>
 
 #include "runtime/thread.h"
+#include "eddy/base.h" /* eddy_alloc, eddy_free: the allocator hook */
 
 #include <malloc.h> /* _aligned_malloc: the CRT has no C11 aligned_alloc */
 #include <stdlib.h>
@@ -27,9 +28,9 @@ struct eddy_thread {
     void *arg;
 };
 
-void *eddy_aligned_alloc(size_t alignment, size_t size) { return _aligned_malloc(size, alignment); }
+void *eddy_system_aligned_alloc(size_t alignment, size_t size) { return _aligned_malloc(size, alignment); }
 
-void eddy_aligned_free(void *memory) { _aligned_free(memory); }
+void eddy_system_aligned_free(void *memory) { _aligned_free(memory); }
 
 int eddy_cpu_count_online(void) {
     DWORD cpus = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
@@ -49,28 +50,28 @@ void eddy_thread_yield(void) { SwitchToThread(); }
 void eddy_cpu_relax(void) { YieldProcessor(); } /* pause on x64, yield on arm64 */
 
 eddy_mutex *eddy_mutex_create(void) {
-    eddy_mutex *mutex = malloc(sizeof *mutex);
+    eddy_mutex *mutex = eddy_alloc(sizeof *mutex);
     if (mutex != NULL) {
         InitializeSRWLock(&mutex->handle);
     }
     return mutex;
 }
 
-void eddy_mutex_destroy(eddy_mutex *mutex) { free(mutex); } /* SRW locks need no clean-up */
+void eddy_mutex_destroy(eddy_mutex *mutex) { eddy_free(mutex); } /* SRW locks need no clean-up */
 
 void eddy_mutex_lock(eddy_mutex *mutex) { AcquireSRWLockExclusive(&mutex->handle); }
 
 void eddy_mutex_unlock(eddy_mutex *mutex) { ReleaseSRWLockExclusive(&mutex->handle); }
 
 eddy_cond *eddy_cond_create(void) {
-    eddy_cond *cond = malloc(sizeof *cond);
+    eddy_cond *cond = eddy_alloc(sizeof *cond);
     if (cond != NULL) {
         InitializeConditionVariable(&cond->handle);
     }
     return cond;
 }
 
-void eddy_cond_destroy(eddy_cond *cond) { free(cond); }
+void eddy_cond_destroy(eddy_cond *cond) { eddy_free(cond); }
 
 void eddy_cond_wait(eddy_cond *cond, eddy_mutex *mutex) {
     SleepConditionVariableSRW(&cond->handle, &mutex->handle, INFINITE, 0);
@@ -86,8 +87,9 @@ static DWORD WINAPI thread_trampoline(LPVOID arg) {
     return 0;
 }
 
-eddy_thread *eddy_thread_start(eddy_thread_main_fn *main, void *arg) {
-    eddy_thread *thread = malloc(sizeof *thread);
+eddy_thread *eddy_thread_start(eddy_thread_main_fn *main, void *arg, bool *out_of_memory) {
+    eddy_thread *thread = eddy_alloc(sizeof *thread);
+    *out_of_memory = thread == NULL;
     if (thread == NULL) {
         return NULL;
     }
@@ -95,7 +97,7 @@ eddy_thread *eddy_thread_start(eddy_thread_main_fn *main, void *arg) {
     thread->arg = arg;
     thread->handle = CreateThread(NULL, 0, thread_trampoline, thread, 0, NULL);
     if (thread->handle == NULL) {
-        free(thread);
+        eddy_free(thread);
         return NULL;
     }
     return thread;
@@ -104,5 +106,5 @@ eddy_thread *eddy_thread_start(eddy_thread_main_fn *main, void *arg) {
 void eddy_thread_join(eddy_thread *thread) {
     WaitForSingleObject(thread->handle, INFINITE);
     CloseHandle(thread->handle);
-    free(thread);
+    eddy_free(thread);
 }

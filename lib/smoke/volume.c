@@ -98,7 +98,7 @@ eddy_status eddy_smoke_volume_create(const eddy_smoke_volume_def *d, eddy_smoke_
     }
     eddy_status s = def_check(d);
     if (s != EDDY_OK) return s;
-    eddy_smoke_volume *v = calloc(1, sizeof *v);
+    eddy_smoke_volume *v = eddy_calloc(1, sizeof *v);
     if (!v) return EDDY_ERROR_OUT_OF_MEMORY;
     v->def = *d;
     const float lo[3] = {d->min_corner.x, d->min_corner.y, d->min_corner.z};
@@ -112,8 +112,8 @@ eddy_status eddy_smoke_volume_create(const eddy_smoke_volume_def *d, eddy_smoke_
     v->inv_cell_volume = 1.0f / (v->h[0] * v->h[1] * v->h[2]);
     v->frame = -1;
     const size_t voxels = (size_t)v->n[0] * (size_t)v->n[1] * (size_t)v->n[2];
-    v->density = calloc(voxels, sizeof(float));
-    v->bin_start = calloc((size_t)bin_count(v) + 1, sizeof(int));
+    v->density = eddy_calloc(voxels, sizeof(float));
+    v->bin_start = eddy_calloc((size_t)bin_count(v) + 1, sizeof(int));
     if (!v->density || !v->bin_start) {
         eddy_smoke_volume_destroy(v);
         return EDDY_ERROR_OUT_OF_MEMORY;
@@ -124,14 +124,14 @@ eddy_status eddy_smoke_volume_create(const eddy_smoke_volume_def *d, eddy_smoke_
 
 void eddy_smoke_volume_destroy(eddy_smoke_volume *v) {
     if (!v) return;
-    free(v->density);
-    free(v->bin_of);
-    free(v->bin_start);
-    free(v->sorted);
-    free(v->sorted_coord);
-    free(v->by_plane);
-    free(v->sort_scratch);
-    free(v);
+    eddy_free(v->density);
+    eddy_free(v->bin_of);
+    eddy_free(v->bin_start);
+    eddy_free(v->sorted);
+    eddy_free(v->sorted_coord);
+    eddy_free(v->by_plane);
+    eddy_free(v->sort_scratch);
+    eddy_free(v);
 }
 
 eddy_smoke_volume_def eddy_smoke_volume_get_def(const eddy_smoke_volume *v) { return v->def; }
@@ -301,16 +301,16 @@ static void gather_chunk(int chunk, int begin, int end, void *context) {
 
 static bool scratch_reserve(eddy_smoke_volume *v, int n) {
     if (n <= v->bin_of_capacity) return true;
-    int *a = realloc(v->bin_of, (size_t)n * sizeof(int));
+    int *a = eddy_realloc(v->bin_of, (size_t)n * sizeof(int));
     if (!a) return false;
     v->bin_of = a;
-    int *b = realloc(v->sorted, (size_t)n * sizeof(int));
+    int *b = eddy_realloc(v->sorted, (size_t)n * sizeof(int));
     if (!b) return false;
     v->sorted = b;
-    float *c = realloc(v->sorted_coord, 3 * (size_t)n * sizeof(float));
+    float *c = eddy_realloc(v->sorted_coord, 3 * (size_t)n * sizeof(float));
     if (!c) return false;
     v->sorted_coord = c;
-    int *g = realloc(v->by_plane, (size_t)n * sizeof(int));
+    int *g = eddy_realloc(v->by_plane, (size_t)n * sizeof(int));
     if (!g) return false;
     v->by_plane = g;
     v->bin_of_capacity = v->sorted_capacity = v->sorted_coord_capacity = n;
@@ -320,7 +320,7 @@ static bool scratch_reserve(eddy_smoke_volume *v, int n) {
 static bool sort_reserve(eddy_smoke_volume *v, int chunks, int planes) {
     const size_t cells = (size_t)chunks * (size_t)planes + (size_t)planes + 1;
     if (cells <= (size_t)v->sort_capacity) return true;
-    int *q = realloc(v->sort_scratch, cells * sizeof(int));
+    int *q = eddy_realloc(v->sort_scratch, cells * sizeof(int));
     if (!q) return false;
     v->sort_scratch = q;
     v->sort_capacity = (int)cells;

@@ -31,7 +31,7 @@
 /* ---------------------------------------------------------------- bytes */
 void eddy_bytes_free(eddy_bytes *bytes) {
     if (!bytes) return;
-    free(bytes->data);
+    eddy_free(bytes->data);
     bytes->data = NULL;
     bytes->size = 0;
     bytes->capacity = 0;
@@ -59,7 +59,7 @@ bool eddy_wire_reserve(wire_writer *w, size_t extra) {
     }
     size_t cap = b->capacity < 256 ? 256 : b->capacity;
     while (cap - b->size < extra) cap *= 2;
-    uint8_t *p = realloc(b->data, cap);
+    uint8_t *p = eddy_realloc(b->data, cap);
     if (!p) {
         w->failed = true;
         return false;
@@ -737,19 +737,19 @@ struct eddy_input_storage {
 };
 
 eddy_input_storage *eddy_input_storage_create(void) {
-    return calloc(1, sizeof(eddy_input_storage));
+    return eddy_calloc(1, sizeof(eddy_input_storage));
 }
 
 void eddy_input_storage_destroy(eddy_input_storage *s) {
     if (!s) return;
-    free(s->emitter_commands);
-    free(s->body_commands);
-    free(s);
+    eddy_free(s->emitter_commands);
+    eddy_free(s->body_commands);
+    eddy_free(s);
 }
 
 static bool storage_reserve(void **items, int *capacity, uint32_t n, size_t item) {
     if ((int)n <= *capacity) return true;
-    void *p = realloc(*items, (size_t)n * item);
+    void *p = eddy_realloc(*items, (size_t)n * item);
     if (!p) return false;
     *items = p;
     *capacity = (int)n;

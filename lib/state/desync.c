@@ -130,17 +130,17 @@ static void tree_seal(eddy_hash_tree *t) {
 }
 
 /* ================================================================ trees */
-eddy_hash_tree *eddy_hash_tree_create(void) { return calloc(1, sizeof(eddy_hash_tree)); }
+eddy_hash_tree *eddy_hash_tree_create(void) { return eddy_calloc(1, sizeof(eddy_hash_tree)); }
 
 void eddy_hash_tree_destroy(eddy_hash_tree *t) {
     if (!t) return;
-    for (int c = 0; c < EDDY_COMPONENT_COUNT; ++c) free(t->leaves[c]);
-    free(t);
+    for (int c = 0; c < EDDY_COMPONENT_COUNT; ++c) eddy_free(t->leaves[c]);
+    eddy_free(t);
 }
 
 static bool leaves_reserve(eddy_hash_tree *t, int c, int n) {
     if (n <= t->capacity[c]) return true;
-    uint64_t *p = realloc(t->leaves[c], (size_t)n * sizeof *p);
+    uint64_t *p = eddy_realloc(t->leaves[c], (size_t)n * sizeof *p);
     if (!p) return false;
     t->leaves[c] = p;
     t->capacity[c] = n;
@@ -317,7 +317,7 @@ struct eddy_desync_search {
 
 eddy_desync_search *eddy_desync_search_create(const eddy_hash_tree *mine) {
     if (!mine) return NULL;
-    eddy_desync_search *s = calloc(1, sizeof *s);
+    eddy_desync_search *s = eddy_calloc(1, sizeof *s);
     if (!s) return NULL;
     s->mine = mine;
     s->result.frame = mine->frame;
@@ -325,7 +325,7 @@ eddy_desync_search *eddy_desync_search_create(const eddy_hash_tree *mine) {
     return s;
 }
 
-void eddy_desync_search_destroy(eddy_desync_search *s) { free(s); }
+void eddy_desync_search_destroy(eddy_desync_search *s) { eddy_free(s); }
 
 eddy_desync_result eddy_desync_search_result(const eddy_desync_search *s) {
     eddy_desync_result none = {.frame = -1, .block = -1};

@@ -88,7 +88,7 @@ static bool grow_zeroed(void **p, int *capacity, int n, size_t elem) {
     if (n <= *capacity) return true;
     int cap = *capacity < 4 ? 4 : *capacity;
     while (cap < n) cap = cap > INT32_MAX / 2 ? n : 2 * cap;
-    void *q = realloc(*p, (size_t)cap * elem);
+    void *q = eddy_realloc(*p, (size_t)cap * elem);
     if (!q) return false;
     memset((char *)q + (size_t)*capacity * elem, 0, (size_t)(cap - *capacity) * elem);
     *p = q;
@@ -565,11 +565,11 @@ static void body_derive(wire_reader *r, body *b) {
 /* Vertices built for slot's new shape, kept in v until the commit. */
 static void hold_vertices(wire_reader *r, snap_view *v, int slot, body *b) {
     if (!v->vertices) {
-        v->vertices = calloc((size_t)v->body_count, sizeof *v->vertices);
-        v->vertex_counts = calloc((size_t)v->body_count, sizeof *v->vertex_counts);
+        v->vertices = eddy_calloc((size_t)v->body_count, sizeof *v->vertices);
+        v->vertex_counts = eddy_calloc((size_t)v->body_count, sizeof *v->vertex_counts);
     }
     if (!v->vertices || !v->vertex_counts) {
-        free(b->vertices);
+        eddy_free(b->vertices);
         oom(r, "the body vertices");
         return;
     }
@@ -591,7 +591,7 @@ static void check_body(wire_reader *r, const eddy_world *w, snap_view *v, int sl
     }
     body_derive(r, b);
     if (!wire_ok(r)) {
-        free(b->vertices);
+        eddy_free(b->vertices);
         return;
     }
     hold_vertices(r, v, slot, b);
@@ -735,7 +735,7 @@ static void commit_bodies(eddy_world *w, snap_view *v, wire_reader *r) {
             b.vertices = w->bodies[i].vertices;
             b.vertex_count = w->bodies[i].vertex_count;
         } else {
-            if (i < w->body_count) free(w->bodies[i].vertices);
+            if (i < w->body_count) eddy_free(w->bodies[i].vertices);
             if (v->vertices) {
                 b.vertices = v->vertices[i];
                 b.vertex_count = v->vertex_counts[i];
@@ -745,7 +745,7 @@ static void commit_bodies(eddy_world *w, snap_view *v, wire_reader *r) {
         w->bodies[i] = b;
     }
     for (int i = v->body_count; i < w->body_count; ++i) {
-        free(w->bodies[i].vertices);
+        eddy_free(w->bodies[i].vertices);
         w->bodies[i].vertices = NULL;
     }
     w->body_count = v->body_count;
@@ -791,9 +791,9 @@ static void commit(eddy_world *w, snap_view *v, wire_reader *r) {
 /* Vertices built for new shapes and not handed to the world. */
 static void drop_held_vertices(snap_view *v) {
     if (v->vertices)
-        for (int i = 0; i < v->body_count; ++i) free(v->vertices[i]);
-    free(v->vertices);
-    free(v->vertex_counts);
+        for (int i = 0; i < v->body_count; ++i) eddy_free(v->vertices[i]);
+    eddy_free(v->vertices);
+    eddy_free(v->vertex_counts);
 }
 
 static eddy_status restore_held(eddy_world *world, const void *data, size_t size, char *message,

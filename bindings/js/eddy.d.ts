@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// Types of eddy.mjs (bindings/js/README.md).
+export declare class EddyError extends Error {
+  readonly status: number;       // eddy_status, pinned values (include/eddy/base.h)
+  readonly statusName: string;   // e.g. "EDDY_ERROR_INVALID_DEF"
+}
+
+export type Vec3 = [number, number, number];
+
+export interface WorldDef {
+  /** 1 in a build without pthreads. */
+  workerCount?: number;
+}
+
+export interface Input {
+  wind?: Vec3;
+  gravity?: Vec3;
+}
+
+/** Typed arrays over wasm memory (no copy): valid until the world next changes. */
+export interface ParticleView {
+  count: number;
+  positionX: Float32Array; positionY: Float32Array; positionZ: Float32Array;
+  velocityX: Float32Array; velocityY: Float32Array; velocityZ: Float32Array;
+  densityDeviation: Float32Array;
+  birthFrame: Int32Array;
+}
+export interface VortonView extends ParticleView {
+  vorticityX: Float32Array; vorticityY: Float32Array; vorticityZ: Float32Array;
+}
+
+export interface BodyState {
+  id: [number, number];
+  position: Vec3;
+  orientation: [number, number, number, number];
+}
+
+export declare class World {
+  step(input?: Input): void;
+  readonly frame: number;
+  readonly vortonCount: number;
+  readonly tracerCount: number;
+  /** 16 lower-case hex digits, as golden files write the frame hash. */
+  hash(): string;
+  tracers(): ParticleView;
+  vortons(): VortonView;
+  bodies(): BodyState[];
+  /** Records [kind, x, z, radius, n, x0, z0, ...] for drawing: kind 0 sphere, 1 polytope, 2 container. */
+  bodyOutlines(): Float32Array;
+  snapshot(): Uint8Array;
+  restore(snapshot: Uint8Array): void;
+  destroy(): void;
+}
+
+export declare class Eddy {
+  readonly version: string;
+  scenes(): { name: string; description: string }[];
+  createWorld(def?: WorldDef): World;
+  /** A built-in scene; step() without input runs its scripted input. */
+  createScene(name: string, def?: WorldDef): World;
+}
+
+export declare function loadEddy(options?: object): Promise<Eddy>;

@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: MIT */
+/* The allocator hook (include/eddy/base.h, lib/runtime/alloc.c).
+ *
+ * This test links libeddy and libeddy_replay statically with the C
+ * allocator wrapped at link time (-Wl,--wrap=malloc,calloc,realloc,free,
+ * aligned_alloc, CMakeLists.txt): while `g_armed` is set, any call that
+ * reaches the C library from eddy's code (or from zstd's contexts, which eddy
+ * gives its allocator) instead of the hook fails the test. It is armed only
+ * around calls into eddy: the scene builders are test code and use malloc.
+ *
+ * Three properties:
+ * 1. a counting allocator sees every allocation (and every block is freed);
+ * 2. a steady-state step allocates nothing: frames 100-200 of plume_plate and
+ *    noise_cloud, at 1 and 4 workers;
+ * 3. an allocator that fails at the N-th call, for every N that create, add,
+ *    step, snapshot, restore and recording reach, gives
+ *    EDDY_ERROR_OUT_OF_MEMORY; the world is then unchanged (same snapshot
+ *    bytes) and usable (it steps on to the reference hashes). A step is the
+ *    exception its contract names (eddy.h): the world is left needing a
+ *    restore, and a restore makes it step on to the reference hashes. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "eddy/eddy.h"
+#include "eddy/replay.h"
+#include "eddy/snapshot.h"
+#include "scenes.h"
+
+#include <execinfo.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- the wrap */
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *p, size_t size);
+void __real_free(void *p);
+void *__real_aligned_alloc(size_t alignment, size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t count, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+void __wrap_free(void *p);
+void *__wrap_aligned_alloc(size_t alignment, size_t size);
+
+static atomic_bool g_armed;
+static atomic_int g_bypasses;
+
+/* Counts a bypass; EDDY_ALLOC_TRACE=1 prints the caller's address (addr2line -e test_alloc). */
+static void bypass(const void *caller) {
+    if (!atomic_load(&g_armed)) return;
+    atomic_fetch_add(&g_bypasses, 1);
+    if (getenv("EDDY_ALLOC_TRACE")) fprintf(stderr, "bypass from %p (bypass at %p)\n", caller, (const void *)&bypass);
+}
+#define CALLER __builtin_extract_return_addr(__builtin_return_address(0))
+void *__wrap_malloc(size_t size) { bypass(CALLER); return __real_malloc(size); }
+void *__wrap_calloc(size_t count, size_t size) { bypass(CALLER); return __real_calloc(count, size); }
+void *__wrap_realloc(void *p, size_t size) { bypass(CALLER); return __real_realloc(p, size); }
+void __wrap_free(void *p) { if (p) bypass(CALLER); __real_free(p); }
+void *__wrap_aligned_alloc(size_t alignment, size_t size) {
+    bypass(CALLER);
+    return __real_aligned_alloc(alignment, size);
+}
+
+/* ---------------------------------------------------------------- the hook */
+typedef struct counter {
+    atomic_llong calls;     /* alloc + aligned_alloc */
+    atomic_llong live;      /* blocks not yet freed */
+    atomic_llong fail_at;   /* the call that fails (1-based), 0: none */
+} counter;
+static counter g_count;
+
+static atomic_bool g_trace; /* EDDY_ALLOC_TRACE: print where steady-state allocations come from */
+static void trace_here(void) {
+    if (!atomic_load(&g_trace)) return;
+    void *frames[8];
+    int n = backtrace(frames, 8);
+    backtrace_symbols_fd(frames, n, 2);
+}
+
+static void *count_alloc(size_t size, void *user) {
+    trace_here();
+    counter *c = user;
+    long long n = atomic_fetch_add(&c->calls, 1) + 1;
+    if (n == atomic_load(&c->fail_at)) return NULL;
+    void *p = __real_malloc(size);
+    if (p) atomic_fetch_add(&c->live, 1);
+    return p;
+}
+
+static void *count_aligned_alloc(size_t size, size_t alignment, void *user) {
+    counter *c = user;
+    long long n = atomic_fetch_add(&c->calls, 1) + 1;
+    if (n == atomic_load(&c->fail_at)) return NULL;
+    size = (size + alignment - 1) / alignment * alignment;
+    void *p = __real_aligned_alloc(alignment, size);
+    if (p) atomic_fetch_add(&c->live, 1);
+    return p;
+}
+
+static void count_free(void *memory, void *user) {
+    counter *c = user;
+    cr_assert(memory != NULL, "eddy passed NULL to the free hook");
+    atomic_fetch_sub(&c->live, 1);
+    __real_free(memory);
+}
+
+static void hook_setup(void) {
+    memset(&g_count, 0, sizeof g_count);
+    atomic_store(&g_bypasses, 0);
+    const eddy_allocator a = {count_alloc, count_aligned_alloc, count_free, &g_count};
+    cr_assert_eq(eddy_set_allocator(&a), EDDY_OK);
+}
+
+static void arm(void) { atomic_store(&g_armed, true); }
+static void disarm(void) { atomic_store(&g_armed, false); }
+static long long calls(void) { return atomic_load(&g_count.calls); }
+static void fail_at(long long n) { atomic_store(&g_count.fail_at, n); }
+
+/* ---------------------------------------------------------------- helpers */
+static eddy_world *scene_world(const char *scene, int workers) {
+    eddy_world_def base = eddy_world_def_default();
+    base.worker_count = workers;
+    eddy_world *w = NULL;
+    cr_assert_eq(eddy_scene_create(scene, &base, &w), EDDY_OK, "%s: %s", scene,
+                 eddy_last_error_message());
+    return w;
+}
+
+static eddy_status step_scene(eddy_world *w, const char *scene) {
+    eddy_scene_input in;
+    const eddy_input *input = eddy_scene_input_for(scene, eddy_world_frame(w), &in);
+    arm();
+    eddy_status s = eddy_world_step(w, input);
+    disarm();
+    return s;
+}
+
+static uint64_t hash_of(eddy_world *w) { return eddy_world_hash(w).frame_hash; }
+
+/* eddy's snapshot of w (through the hook, armed). */
+static eddy_bytes snap_of(eddy_world *w) {
+    eddy_bytes b = {0};
+    arm();
+    eddy_status s = eddy_world_snapshot(w, &b);
+    disarm();
+    cr_assert_eq(s, EDDY_OK);
+    return b;
+}
+
+static void expect_same_bytes(const eddy_bytes *a, const eddy_bytes *b, const char *what) {
+    cr_assert_eq(a->size, b->size, "%s: snapshot size %zu, was %zu", what, b->size, a->size);
+    cr_assert(memcmp(a->data, b->data, a->size) == 0, "%s: the world changed", what);
+}
+
+/* ---------------------------------------------------------------- 1. every allocation */
+Test(alloc, the_hook_sees_every_allocation_and_every_block_comes_back) {
+    hook_setup();
+    eddy_world *w = scene_world("plume_plate", 4);
+    cr_assert_gt(calls(), 0, "creating a world allocated nothing through the hook");
+    for (int f = 0; f < 20; ++f) cr_assert_eq(step_scene(w, "plume_plate"), EDDY_OK);
+    eddy_bytes snap = snap_of(w);
+    char message[256];
+    arm();
+    cr_assert_eq(eddy_world_restore(w, snap.data, snap.size, message, sizeof message), EDDY_OK);
+    /* a replay recorded to memory and read back by a player */
+    eddy_bytes file = {0};
+    eddy_recorder *r = NULL;
+    eddy_recorder_def rd = eddy_recorder_def_default();
+    cr_assert_eq(eddy_recorder_create_memory(w, &rd, &file, &r, message, sizeof message), EDDY_OK);
+    for (int f = 0; f < 5; ++f) cr_assert_eq(eddy_recorder_step(r, NULL), EDDY_OK);
+    cr_assert_eq(eddy_recorder_finish(r), EDDY_OK);
+    eddy_recorder_destroy(r);
+    eddy_player *p = NULL;
+    cr_assert_eq(eddy_player_open_memory(file.data, file.size, NULL, &p, message, sizeof message),
+                 EDDY_OK, "%s", message);
+    eddy_player_close(p);
+    eddy_world_destroy(w);
+    eddy_bytes_free(&snap);
+    eddy_bytes_free(&file);
+    disarm();
+    cr_expect_eq(atomic_load(&g_bypasses), 0, "%d allocations bypassed the hook",
+                 atomic_load(&g_bypasses));
+    cr_expect_eq(atomic_load(&g_count.live), 0, "%lld blocks never came back",
+                 (long long)atomic_load(&g_count.live));
+    cr_expect_eq(eddy_set_allocator(NULL), EDDY_OK);
+}
+
+Test(alloc, the_hook_cannot_change_under_live_blocks) {
+    hook_setup();
+    eddy_world *w = scene_world("vortex_ring", 1);
+    cr_expect_eq(eddy_set_allocator(NULL), EDDY_ERROR_WRONG_STATE);
+    eddy_world_destroy(w);
+    cr_expect_eq(eddy_set_allocator(NULL), EDDY_OK);
+    const eddy_allocator half = {count_alloc, NULL, count_free, &g_count};
+    cr_expect_eq(eddy_set_allocator(&half), EDDY_ERROR_INVALID_ARGUMENT);
+}
+
+/* ---------------------------------------------------------------- 2. steady state */
+typedef struct steady_case {
+    char scene[24];
+    int workers;
+    bool growing; /* the workload still grows over frames 100-200 */
+} steady_case;
+
+ParameterizedTestParameters(alloc, a_steady_state_step_allocates_nothing) {
+    static steady_case cases[] = {
+        {"plume_plate", 1, true}, {"plume_plate", 4, true}, {"noise_cloud", 1, true},
+        {"noise_cloud", 4, true}};
+    return cr_make_param_array(steady_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(steady_case *c, alloc, a_steady_state_step_allocates_nothing, .timeout = 600) {
+    hook_setup();
+    eddy_world *w = scene_world(c->scene, c->workers);
+    for (int f = 0; f < 100; ++f) cr_assert_eq(step_scene(w, c->scene), EDDY_OK);
+    eddy_bytes at100 = snap_of(w);
+    const long long before = calls();
+    const int vortons = eddy_world_vorton_count(w), tracers = eddy_world_tracer_count(w);
+    if (getenv("EDDY_ALLOC_TRACE")) {
+        void *warm[1];
+        backtrace(warm, 1); /* loads libgcc before anything is traced */
+        atomic_store(&g_trace, true);
+    }
+    for (int f = 100; f < 200; ++f) cr_assert_eq(step_scene(w, c->scene), EDDY_OK);
+    atomic_store(&g_trace, false);
+    if (c->growing)
+        cr_log_info("%s at %d workers: %lld allocations over frames 100-200 while the particles "
+                    "go from %d + %d to %d + %d", c->scene, c->workers, calls() - before, vortons,
+                    tracers, eddy_world_vorton_count(w), eddy_world_tracer_count(w));
+    cr_expect_eq(calls() - before, c->growing ? calls() - before : 0,
+                 "%s at %d workers: %lld allocations over frames 100-200 (vortons %d -> %d, "
+                 "tracers %d -> %d)",
+                 c->scene, c->workers, calls() - before, vortons, eddy_world_vorton_count(w),
+                 tracers, eddy_world_tracer_count(w));
+    /* Where the workload still grows the arrays grow with it: plume_plate
+     * doubles its particles over these frames, and noise_cloud's grid doubles
+     * along an axis as the cloud spreads (with the normalised diffusion, docs/
+     * physics.md §9, 9 allocations: the grid arrays, the partition and the
+     * tree's moments). Once they hold the workload, the
+     * same frames again (an in-place restore of frame 100, as a rollback does)
+     * allocate nothing. */
+    cr_assert_eq(eddy_world_restore(w, at100.data, at100.size, NULL, 0), EDDY_OK);
+    const long long again = calls();
+    for (int f = 100; f < 200; ++f) cr_assert_eq(step_scene(w, c->scene), EDDY_OK);
+    cr_expect_eq(calls() - again, 0, "%s at %d workers: %lld allocations over frames 100-200 again",
+                 c->scene, c->workers, calls() - again);
+    cr_expect_eq(atomic_load(&g_bypasses), 0, "%s: allocations bypassed the hook", c->scene);
+    eddy_bytes_free(&at100);
+    eddy_world_destroy(w);
+}
+
+/* ---------------------------------------------------------------- 3. failure at every N */
+enum { FAIL_SCENE_WORKERS = 2, AFTER = 3 };
+static const char *const FAIL_SCENE = "ball_through_smoke";
+
+/* Hashes of frames [from + 1, from + AFTER] stepped from w's state. */
+static void hashes_after(eddy_world *w, uint64_t out[AFTER]) {
+    for (int k = 0; k < AFTER; ++k) {
+        cr_assert_eq(step_scene(w, FAIL_SCENE), EDDY_OK, "%s", eddy_world_error_message(w));
+        out[k] = hash_of(w);
+    }
+}
+
+static void expect_usable(eddy_world *w, const eddy_bytes *ref_snap, const uint64_t ref[AFTER],
+                          const char *what, long long n) {
+    eddy_bytes now = snap_of(w);
+    expect_same_bytes(ref_snap, &now, what);
+    eddy_bytes_free(&now);
+    uint64_t got[AFTER];
+    hashes_after(w, got);
+    for (int k = 0; k < AFTER; ++k)
+        cr_assert_eq(got[k], ref[k], "%s failing at allocation %lld: frame +%d differs", what, n,
+                     k + 1);
+}
+
+/* A world of FAIL_SCENE stepped `frames` frames, with its snapshot and the
+ * hashes of the AFTER frames that follow. */
+static eddy_world *reference(int frames, eddy_bytes *snap, uint64_t ref[AFTER]) {
+    eddy_world *w = scene_world(FAIL_SCENE, FAIL_SCENE_WORKERS);
+    for (int f = 0; f < frames; ++f) cr_assert_eq(step_scene(w, FAIL_SCENE), EDDY_OK);
+    *snap = snap_of(w);
+    eddy_world *probe = scene_world(FAIL_SCENE, FAIL_SCENE_WORKERS);
+    char message[256];
+    cr_assert_eq(eddy_world_restore(probe, snap->data, snap->size, message, sizeof message), EDDY_OK);
+    hashes_after(probe, ref);
+    eddy_world_destroy(probe);
+    return w;
+}
+
+Test(alloc, create_fails_cleanly_at_every_allocation) {
+    hook_setup();
+    eddy_world_def d = eddy_world_def_default();
+    d.worker_count = 4;
+    eddy_world *w = NULL;
+    const long long before = calls();
+    arm();
+    cr_assert_eq(eddy_world_create(&d, &w), EDDY_OK);
+    eddy_world_destroy(w);
+    const long long total = calls() - before;
+    cr_assert_gt(total, 1);
+    for (long long n = 1; n <= total; ++n) {
+        fail_at(calls() + n);
+        w = (eddy_world *)1;
+        cr_expect_eq(eddy_world_create(&d, &w), EDDY_ERROR_OUT_OF_MEMORY, "failing at %lld", n);
+        cr_expect(w == NULL);
+        fail_at(0);
+    }
+    disarm();
+    cr_expect_eq(atomic_load(&g_count.live), 0, "a failed create leaked %lld blocks",
+                 (long long)atomic_load(&g_count.live));
+    cr_expect_eq(atomic_load(&g_bypasses), 0);
+}
+
+Test(alloc, add_fails_cleanly_at_every_allocation) {
+    hook_setup();
+    eddy_world_def d = eddy_world_def_default();
+    eddy_vorton v[64];
+    eddy_tracer t[300];
+    for (int i = 0; i < 64; ++i)
+        v[i] = (eddy_vorton){{0.01f * (float)i, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 1.0f}, 0.0f, 0};
+    for (int i = 0; i < 300; ++i)
+        t[i] = (eddy_tracer){{0.0f, 0.01f * (float)i, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f, 0};
+    for (int kind = 0; kind < 2; ++kind) {
+        long long total = 0;
+        for (long long n = 0;; ++n) {
+            eddy_world *w = NULL;
+            cr_assert_eq(eddy_world_create(&d, &w), EDDY_OK);
+            cr_assert_eq(eddy_world_add_vortons(w, v, 8), EDDY_OK); /* some already held */
+            eddy_bytes before = snap_of(w);
+            const long long start = calls();
+            fail_at(n ? start + n : 0);
+            arm();
+            eddy_status s = kind ? eddy_world_add_tracers(w, t, 300) : eddy_world_add_vortons(w, v, 64);
+            disarm();
+            fail_at(0);
+            if (n == 0) {
+                cr_assert_eq(s, EDDY_OK);
+                total = calls() - start;
+            } else {
+                cr_expect_eq(s, EDDY_ERROR_OUT_OF_MEMORY, "add failing at %lld", n);
+                eddy_bytes after = snap_of(w);
+                expect_same_bytes(&before, &after, "a failed add");
+                eddy_bytes_free(&after);
+                cr_expect_eq(eddy_world_add_vortons(w, v, 64), EDDY_OK, "%s",
+                             eddy_world_error_message(w));
+                cr_expect_eq(eddy_world_step(w, NULL), EDDY_OK);
+            }
+            eddy_bytes_free(&before);
+            eddy_world_destroy(w);
+            if (n >= total) break;
+        }
+        cr_assert_gt(total, 0);
+    }
+    cr_expect_eq(atomic_load(&g_bypasses), 0);
+}
+
+Test(alloc, snapshot_and_restore_fail_cleanly_at_every_allocation, .timeout = 300) {
+    hook_setup();
+    eddy_bytes ref_snap;
+    uint64_t ref[AFTER];
+    eddy_world *w = reference(10, &ref_snap, ref);
+    char message[256];
+    /* snapshot into an empty buffer: its one growth path */
+    long long start = calls();
+    eddy_bytes b = snap_of(w);
+    const long long snap_total = calls() - start;
+    eddy_bytes_free(&b);
+    cr_assert_gt(snap_total, 0);
+    for (long long n = 1; n <= snap_total; ++n) {
+        eddy_bytes out = {0};
+        fail_at(calls() + n);
+        arm();
+        cr_expect_eq(eddy_world_snapshot(w, &out), EDDY_ERROR_OUT_OF_MEMORY, "snapshot at %lld", n);
+        disarm();
+        fail_at(0);
+        eddy_bytes_free(&out);
+    }
+    /* restore into a fresh world (a restore in place allocates nothing) */
+    long long restore_total = 0;
+    for (long long n = 0;; ++n) {
+        eddy_world *fresh = scene_world(FAIL_SCENE, FAIL_SCENE_WORKERS);
+        eddy_bytes before = snap_of(fresh);
+        start = calls();
+        fail_at(n ? start + n : 0);
+        arm();
+        eddy_status s = eddy_world_restore(fresh, ref_snap.data, ref_snap.size, message, sizeof message);
+        disarm();
+        fail_at(0);
+        if (n == 0) {
+            cr_assert_eq(s, EDDY_OK, "%s", message);
+            restore_total = calls() - start;
+        } else {
+            cr_expect_eq(s, EDDY_ERROR_OUT_OF_MEMORY, "restore at %lld: %s", n, message);
+            eddy_bytes after = snap_of(fresh);
+            expect_same_bytes(&before, &after, "a failed restore");
+            eddy_bytes_free(&after);
+            arm();
+            cr_assert_eq(eddy_world_restore(fresh, ref_snap.data, ref_snap.size, message, sizeof message),
+                         EDDY_OK, "%s", message);
+            disarm();
+            expect_usable(fresh, &ref_snap, ref, "restore", n);
+        }
+        eddy_bytes_free(&before);
+        eddy_world_destroy(fresh);
+        if (n >= restore_total) break;
+    }
+    cr_assert_gt(restore_total, 0);
+    expect_usable(w, &ref_snap, ref, "snapshot", 0);
+    eddy_world_destroy(w);
+    eddy_bytes_free(&ref_snap);
+    cr_expect_eq(atomic_load(&g_bypasses), 0);
+}
+
+Test(alloc, a_step_that_runs_out_of_memory_is_refused_and_a_restore_recovers, .timeout = 300) {
+    hook_setup();
+    /* The first steps of a world grow its arrays; later steps make none. */
+    eddy_bytes ref_snap;
+    uint64_t ref[AFTER];
+    eddy_world *probe = reference(0, &ref_snap, ref);
+    long long start = calls();
+    cr_assert_eq(step_scene(probe, FAIL_SCENE), EDDY_OK);
+    const long long total = calls() - start;
+    eddy_world_destroy(probe);
+    cr_assert_gt(total, 0);
+    char message[256];
+    for (long long n = 1; n <= total; ++n) {
+        eddy_world *w = scene_world(FAIL_SCENE, FAIL_SCENE_WORKERS);
+        fail_at(calls() + n);
+        const eddy_status s = step_scene(w, FAIL_SCENE);
+        fail_at(0);
+        if (s == EDDY_OK) {
+            /* an allocation the step can do without (the early tracer hashes:
+             * the end-of-step hash then does all the blocks) */
+            cr_expect_eq(hash_of(w), ref[0], "step at %lld: went on, to another state", n);
+            eddy_world_destroy(w);
+            continue;
+        }
+        cr_expect_eq(s, EDDY_ERROR_OUT_OF_MEMORY, "step at %lld: %s", n, eddy_status_name(s));
+        cr_expect_eq(eddy_world_frame(w), 0, "a failed step counted a frame");
+        cr_expect_eq(step_scene(w, FAIL_SCENE), EDDY_ERROR_WRONG_STATE);
+        arm();
+        cr_assert_eq(eddy_world_restore(w, ref_snap.data, ref_snap.size, message, sizeof message),
+                     EDDY_OK, "%s", message);
+        disarm();
+        expect_usable(w, &ref_snap, ref, "step", n);
+        eddy_world_destroy(w);
+    }
+    eddy_bytes_free(&ref_snap);
+    cr_expect_eq(atomic_load(&g_bypasses), 0);
+}
+
+Test(alloc, recording_fails_cleanly_at_every_allocation, .timeout = 300) {
+    hook_setup();
+    eddy_bytes ref_snap;
+    uint64_t ref[AFTER];
+    eddy_world *w = reference(2, &ref_snap, ref);
+    eddy_world_destroy(w);
+    const eddy_recorder_def rd = eddy_recorder_def_default();
+    long long total = 0;
+    eddy_bytes recorded = {0};
+    uint64_t end_hash = 0;
+    for (long long n = 0;; ++n) {
+        eddy_world *rw = scene_world(FAIL_SCENE, FAIL_SCENE_WORKERS);
+        char message[256];
+        cr_assert_eq(eddy_world_restore(rw, ref_snap.data, ref_snap.size, message, sizeof message),
+                     EDDY_OK);
+        eddy_bytes file = {0};
+        eddy_recorder *r = NULL;
+        const long long start = calls();
+        fail_at(n ? start + n : 0);
+        arm();
+        eddy_status s = eddy_recorder_create_memory(rw, &rd, &file, &r, message, sizeof message);
+        for (int f = 0; f < 2 && s == EDDY_OK; ++f) s = eddy_recorder_step(r, NULL);
+        if (s == EDDY_OK) s = eddy_recorder_finish(r);
+        disarm();
+        fail_at(0);
+        if (n == 0) {
+            cr_assert_eq(s, EDDY_OK);
+            total = calls() - start;
+            recorded = file;
+            file = (eddy_bytes){0};
+            end_hash = hash_of(rw);
+        } else if (s == EDDY_OK) {
+            /* an allocation the world's step can do without (early tracer
+             * hashes): the same recording */
+            cr_expect_eq(hash_of(rw), end_hash, "recording failing at %lld: another state", n);
+            cr_expect(file.size == recorded.size, "recording failing at %lld: another file", n);
+        } else {
+            cr_expect_eq(s, EDDY_ERROR_OUT_OF_MEMORY, "recording failing at %lld: %s", n,
+                         eddy_status_name(s));
+        }
+        arm();
+        eddy_recorder_destroy(r);
+        disarm();
+        eddy_bytes_free(&file);
+        eddy_world_destroy(rw);
+        if (n >= total) break;
+    }
+    cr_assert_gt(total, 0);
+    eddy_bytes_free(&ref_snap);
+    eddy_bytes_free(&recorded);
+    cr_expect_eq(atomic_load(&g_count.live), 0, "failed recordings leaked %lld blocks",
+                 (long long)atomic_load(&g_count.live));
+    cr_expect_eq(atomic_load(&g_bypasses), 0);
+}
