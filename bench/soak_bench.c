@@ -11,6 +11,15 @@
  *
  *   eddy-soak-bench [--scene NAME] [--frames N] [--rollback-every K]
  *                   [--depth D] [--report-every R] [--threads T]
+ *                   [--fresh-buffers] [--trace-after F]
+ *
+ * Columns (MB): rss; heap (in use plus mmapped); glibc's mallinfo2 arena,
+ * uordblks, fordblks, hblkhd; on Linux the library's own live and peak heap
+ * bytes, its allocation calls so far and those from other threads (counted
+ * by -Wl,--wrap, CMakeLists.txt). --fresh-buffers frees each snapshot buffer
+ * before its slot is reused (a new allocation per snapshot); --trace-after F
+ * prints every counted call from forward frame F on, with its caller, to
+ * standard error.
  *
  * Defaults: vortex_ring, 100000 frames, a rollback every 100 frames to the
  * snapshot taken 8 frames earlier, RSS every 10000 frames, 2 workers. The
@@ -63,6 +72,7 @@ static double heap_in_use_mb(void) {
  * one that created the world (a worker that allocates gets its own glibc
  * arena). Calls made by glibc itself (threads, stdio) are not counted. */
 #if defined(EDDY_SOAK_WRAP)
+#include <malloc.h> /* malloc_usable_size */
 #include <stdatomic.h>
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t count, size_t size);
@@ -163,7 +173,8 @@ static bool parse_int(const char *text, long lo, long hi, long *out) {
 
 static int usage(void) {
     fputs("usage: eddy-soak-bench [--scene NAME] [--frames N] [--rollback-every K] [--depth D]\n"
-          "                       [--report-every R] [--threads T]\n",
+          "                       [--report-every R] [--threads T] [--fresh-buffers]\n"
+          "                       [--trace-after F]\n",
           stderr);
     return 2;
 }
