@@ -108,7 +108,8 @@ void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int t
  * 8*target_cells, and 4P + 4 (P cells along one axis). The arrays sized by
  * the grid reserve these bounds on their first growth, so a world whose
  * vorton count stays the same never grows them again however its particles'
- * box changes shape (bench/RESULTS.md, "Soak"). 0: no bound (too large). */
+ * box changes shape (bench/RESULTS.md, "Soak"). 0: no bound (over 65,536 vortons:
+ * the arrays then grow to need only). */
 int eddy_grid_cell_bound(int target_cells);
 int eddy_grid_point_bound(int target_cells);
 /* Parent layer: cell counts halved (min 1), same min/extent. */

@@ -55,7 +55,10 @@ void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int t
 }
 
 int eddy_grid_cell_bound(int target_cells) {
-    enum { LARGEST = 1 << 24 }; /* beyond this, arrays grow to need only */
+    /* Beyond 2^18 cells (over 65,536 vortons) no bound: the worst-case
+     * grid, up to 4x the points of a cubic one, would cost too much memory
+     * for nothing; the arrays grow to need only, as before. */
+    enum { LARGEST = 1 << 18 };
     if (target_cells < 1) target_cells = 1;
     const int64_t limit = 8 * (int64_t)target_cells; /* eddy_grid_define: product < limit */
     int64_t p = 1;
