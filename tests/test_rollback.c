@@ -333,3 +333,57 @@ Test(rollback, synctest_passes_and_catches_a_restore_that_keeps_the_flow_grid, .
     cr_assert_geq(f, 1, "the broken restore was not caught");
     cr_assert_eq(c, EDDY_COMPONENT_TRACERS, "diverged first in %s", eddy_component_name(c));
 }
+
+/* A rollback game's loop (bench/soak_bench.c): a snapshot of every frame into
+ * a ring of reused buffers, and every 100 frames a restore of the one taken 8
+ * frames back and the re-simulation of those frames. The particle counts stay
+ * the same; the particles' box changes shape as the ring moves and deforms,
+ * and with it the grid (cells and points per axis). After a warm-up (the
+ * first frames and the first rollback) the library must allocate nothing
+ * more, so neither its live bytes nor its peak can grow: the arrays sized by
+ * the grid reserve what any grid of the vorton count can need (core/core.h,
+ * eddy_grid_point_bound). Before, they grew to each new high-water mark
+ * (vortex_ring: the grid's cells went from 4,096 to 8,192 between frames 100
+ * and 200), leaving the old blocks behind as heap holes: the creep of issue
+ * 32, item 8 (bench/RESULTS.md, "Soak"). */
+Test(rollback, a_long_rollback_loop_allocates_nothing_after_its_warm_up, .timeout = 120) {
+    enum { RING = 9, DEPTH = 8, EVERY = 100, WARM_UP = 10, FRAMES = 400 };
+    const char *scene = "vortex_ring";
+    eddy_world *w = scene_world(scene, 2);
+    eddy_bytes ring[RING];
+    uint64_t hashes[RING];
+    memset(ring, 0, sizeof ring);
+    int allocations_after_warm_up = 0;
+    for (int f = 1; f <= FRAMES; ++f) {
+        if (f == WARM_UP + 1) {
+            g_allocations = 0;
+            g_counting = true;
+        }
+        const int64_t frame = eddy_world_frame(w);
+        ring[frame % RING].size = 0;
+        cr_assert_eq(eddy_world_snapshot(w, &ring[frame % RING]), EDDY_OK);
+        step_scene(w, scene);
+        hashes[(frame + 1) % RING] = eddy_world_hash(w).frame_hash;
+        if (f % EVERY != 0 && f != WARM_UP) continue;
+        const int64_t back = eddy_world_frame(w) - DEPTH, end = eddy_world_frame(w);
+        char message[256];
+        const eddy_bytes *s = &ring[back % RING];
+        cr_assert_eq(eddy_world_restore(w, s->data, s->size, message, sizeof message), EDDY_OK,
+                     "%s", message);
+        for (int64_t g = back; g < end; ++g) {
+            ring[g % RING].size = 0;
+            cr_assert_eq(eddy_world_snapshot(w, &ring[g % RING]), EDDY_OK);
+            step_scene(w, scene);
+            cr_assert_eq(eddy_world_hash(w).frame_hash, hashes[(g + 1) % RING],
+                         "frame %lld after the rollback", (long long)(g + 1));
+        }
+    }
+    g_counting = false;
+    allocations_after_warm_up = g_allocations;
+    cr_expect_eq(allocations_after_warm_up, 0,
+                 "%s: %d allocations between frame %d and frame %d of a rollback loop with "
+                 "constant particle counts",
+                 scene, allocations_after_warm_up, WARM_UP, FRAMES);
+    for (int k = 0; k < RING; ++k) eddy_bytes_free(&ring[k]);
+    eddy_world_destroy(w);
+}

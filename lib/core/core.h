@@ -103,6 +103,15 @@ static inline int grid_cell_count(const grid_shape *g) {
 /* Size a grid over [lo, hi] with about target_cells cells (power of two per
  * axis, fewer than 8*target_cells), without libm (grid.c). */
 void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells);
+/* The most cells, and points, a grid eddy_grid_define sizes for target_cells
+ * can have, whatever the box: P, the largest power of two below
+ * 8*target_cells, and 4P + 4 (P cells along one axis). The arrays sized by
+ * the grid reserve these bounds on their first growth, so a world whose
+ * vorton count stays the same never grows them again however its particles'
+ * box changes shape (bench/RESULTS.md, "Soak"). 0: no bound (over 65,536 vortons:
+ * the arrays then grow to need only). */
+int eddy_grid_cell_bound(int target_cells);
+int eddy_grid_point_bound(int target_cells);
 /* Parent layer: cell counts halved (min 1), same min/extent. */
 void eddy_grid_decimate(grid_shape *parent, const grid_shape *child);
 /* Parent layer for cells as near cubic as the counts allow: only the axes

@@ -54,6 +54,23 @@ void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int t
     }
 }
 
+int eddy_grid_cell_bound(int target_cells) {
+    /* Beyond 2^18 cells (over 65,536 vortons) no bound: the worst-case
+     * grid, up to 4x the points of a cubic one, would cost too much memory
+     * for nothing; the arrays grow to need only, as before. */
+    enum { LARGEST = 1 << 18 };
+    if (target_cells < 1) target_cells = 1;
+    const int64_t limit = 8 * (int64_t)target_cells; /* eddy_grid_define: product < limit */
+    int64_t p = 1;
+    while (2 * p < limit && p < LARGEST) p *= 2;
+    return 2 * p < limit ? 0 : (int)p;
+}
+
+int eddy_grid_point_bound(int target_cells) {
+    const int p = eddy_grid_cell_bound(target_cells);
+    return p > 0 ? 4 * p + 4 : 0; /* (P + 1) * 2 * 2 is the most of (a+1)(b+1)(c+1), abc <= P */
+}
+
 /* The parent layer with the axes in `halve` (bit a: axis a) halved. */
 static void coarsen_axes(grid_shape *parent, const grid_shape *child, unsigned halve) {
     for (int a = 0; a < 3; ++a) {

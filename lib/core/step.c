@@ -43,9 +43,15 @@ bool eddy_grow(void **p, size_t bytes) {
     return true;
 }
 
-bool eddy_grid_arrays_reserve(eddy_world *w, int need) {
-    if (need <= w->grid_point_capacity) return true;
-    const int points = eddy_grown_capacity(w->grid_point_capacity, need);
+bool eddy_grid_arrays_reserve(eddy_world *w, int points) {
+    if (points <= w->grid_point_capacity) return true;
+    /* Room for any grid of the vorton count (core/core.h,
+     * eddy_grid_point_bound), not just this one: growing to each new
+     * high-water mark of the point count, as the particles' box changes
+     * shape, left the old blocks behind as heap holes (bench/RESULTS.md,
+     * "Soak"). Only room: nothing reads past `points`. */
+    const int bound = eddy_grid_point_bound(w->vortons.count);
+    if (bound > points) points = bound;
     const size_t n = (size_t)points;
     if (!eddy_grow((void **)&w->velocity, n * sizeof(vec3)) ||
         !eddy_grow((void **)&w->flow, 4 * n * sizeof(float)) ||

@@ -50,7 +50,10 @@ bool eddy_partition_build(partition *part, task_system *ts, const grid_shape *g,
                           const particle_array *v) {
     const int cells = grid_cell_count(g);
     const int count = v->count > 0 ? v->count : 1;
-    if (!reserve_ints(&part->cell_start, &part->cell_capacity, cells + 1)) return false;
+    /* room for any grid of this vorton count (core/core.h, eddy_grid_cell_bound) */
+    const int bound = eddy_grid_cell_bound(v->count);
+    if (!reserve_ints(&part->cell_start, &part->cell_capacity, (cells > bound ? cells : bound) + 1))
+        return false;
     if (!reserve_ints(&part->sorted_index, &part->index_capacity, count)) return false;
     if (!reserve_ints(&part->cell_of, &part->cell_of_capacity, count)) return false;
     cell_job job = {g, v, part->cell_of};

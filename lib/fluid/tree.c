@@ -110,15 +110,42 @@ static void upper_chunk(int chunk, int begin, int end, void *context) {
     }
 }
 
-static bool tree_reserve(influence_tree *t, int level, int cells) {
-    if (cells <= t->capacity[level]) return true;
-    cells = eddy_grown_capacity(t->capacity[level], cells);
-    supervorton *p = eddy_realloc(t->cells[level], (size_t)cells * sizeof *p);
-    if (!p) return false;
-    t->cells[level] = p;
-    t->capacity[level] = cells;
-    return true;
+/* Room at `level` for any grid of the vorton count: a level has at most
+ * half the cells of the one below (an axis is halved), so at most
+ * bound >> level (core/core.h, eddy_grid_cell_bound). */
+static int level_room(int cells, int bound, int level) {
+    const int room = level < 30 ? bound >> level : 0;
+    return cells > room ? cells : room;
 }
+
+/* When a level of this build has too little room, every level (those a grid
+ * of this vorton count could add too) grows to its room at once, so a later
+ * grid of another shape, or with one level more, finds it already there:
+ * room[l] is then the capacity wanted, else 0 everywhere. */
+static void levels_room(const int *capacity, const influence_tree *t, int bound,
+                        int room[TREE_MAX_LEVELS]) {
+    bool short_of_room = false;
+    for (int l = 0; l < t->levels; ++l)
+        if (grid_cell_count(&t->layer[l]) > capacity[l]) short_of_room = true;
+    for (int l = 0; l < TREE_MAX_LEVELS; ++l) {
+        const int r = level_room(l < t->levels ? grid_cell_count(&t->layer[l]) : 0, bound, l);
+        room[l] = short_of_room && r > capacity[l] ? r : 0;
+    }
+}
+
+/* Grows the level arrays of one kind (T, `per_cell` values a cell). */
+#define LEVELS_RESERVE(T, arrays, capacity, per_cell, t, bound)                         \
+    do {                                                                                \
+        int room_[TREE_MAX_LEVELS];                                                     \
+        levels_room((capacity), (t), (bound), room_);                                   \
+        for (int l_ = 0; l_ < TREE_MAX_LEVELS; ++l_) {                                  \
+            if (room_[l_] == 0) continue;                                               \
+            T *p_ = eddy_realloc((arrays)[l_], (size_t)room_[l_] * (per_cell) * sizeof *p_); \
+            if (!p_) return false;                                                      \
+            (arrays)[l_] = p_;                                                          \
+            (capacity)[l_] = room_[l_];                                                 \
+        }                                                                               \
+    } while (0)
 
 bool eddy_tree_build(influence_tree *t, task_system *ts, const grid_shape *template_grid,
                      const particle_array *v, const partition *part, bool cubic_levels) {
@@ -131,8 +158,7 @@ bool eddy_tree_build(influence_tree *t, task_system *ts, const grid_shape *templ
             eddy_grid_decimate(&t->layer[t->levels], &t->layer[t->levels - 1]);
         ++t->levels;
     }
-    for (int l = 0; l < t->levels; ++l)
-        if (!tree_reserve(t, l, grid_cell_count(&t->layer[l]))) return false;
+    LEVELS_RESERVE(supervorton, t->cells, t->capacity, 1, t, eddy_grid_cell_bound(v->count));
     base_job bj = {v, part, t->cells[0]};
     eddy_parallel_for(ts, grid_cell_count(&t->layer[0]), TREE_BASE_CHUNK, base_chunk, &bj);
     for (int l = 1; l < t->levels; ++l) {
@@ -316,22 +342,9 @@ static void upper_moment_chunk(int chunk, int begin, int end, void *context) {
 
 bool eddy_tree_build_moments(influence_tree *t, task_system *ts, const particle_array *v,
                              const partition *part) {
-    for (int l = 0; l < t->levels; ++l) {
-        const int cells = eddy_grown_capacity(t->moment_capacity[l], grid_cell_count(&t->layer[l]));
-        if (cells <= t->moment_capacity[l]) continue;
-        float *p = eddy_realloc(t->moments[l], (size_t)cells * TREE_MOMENTS * sizeof *p);
-        if (!p) return false;
-        t->moments[l] = p;
-        t->moment_capacity[l] = cells;
-    }
-    for (int l = 0; l < t->levels; ++l) {
-        const int cells = eddy_grown_capacity(t->expansion_capacity[l], grid_cell_count(&t->layer[l]));
-        if (cells <= t->expansion_capacity[l]) continue;
-        float *p = eddy_realloc(t->expansion[l], (size_t)cells * TREE_EXPANSION * sizeof *p);
-        if (!p) return false;
-        t->expansion[l] = p;
-        t->expansion_capacity[l] = cells;
-    }
+    const int bound = eddy_grid_cell_bound(v->count);
+    LEVELS_RESERVE(float, t->moments, t->moment_capacity, TREE_MOMENTS, t, bound);
+    LEVELS_RESERVE(float, t->expansion, t->expansion_capacity, TREE_EXPANSION, t, bound);
     moment_job job = {t, v, part, 0};
     eddy_parallel_for(ts, grid_cell_count(&t->layer[0]), MOMENT_CHUNK, base_moment_chunk, &job);
     for (int l = 1; l < t->levels; ++l) {
