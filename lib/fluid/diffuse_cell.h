@@ -5,6 +5,8 @@
  * lib/runtime/emath_lanes.h, defines PSE_CELL_ENTRY and includes this file once. */
 #include "fluid/diffuse.h"
 
+#include <stdlib.h>
+
 /* A cell's neighbourhood, its 9 runs copied one after the other (up to
  * PSE_BATCH vortons at a time): the homes of the cell read it as one
  * contiguous array. The lanes past the last slot repeat the last neighbour,
@@ -102,6 +104,13 @@ static int pse_slot_of(const pse_pack *p, int n) {
         if (n >= p->seg_first[e] && n < p->seg_first[e] + p->seg_len[e])
             return p->seg_slot[e] + (n - p->seg_first[e]);
     return -1;
+}
+
+/* The sorted position of slot j of the pack. */
+static int pse_first_of(const pse_pack *p, int j) {
+    int e = 0;
+    while (e + 1 < p->segments && p->seg_slot[e + 1] <= j) ++e;
+    return p->seg_first[e] + (j - p->seg_slot[e]);
 }
 
 /* One home's values in every lane. */
@@ -298,13 +307,184 @@ static void pse_runs_around(const pse_job *job, const int c[3], pse_runs *r) {
     r->at = r->first[0];
 }
 
+/* PSE_PASS_MOMENTS and _EXCHANGE: the slots of the pack within the cut-off
+ * of home h (cut2 > |d|^2, |d|^2 computed with the terms' own operations),
+ * the home's own slot left out, copied in order into near (the lanes past
+ * the last repeat it). A pair beyond the cut-off has k = 0 and terms of +0 or
+ * -0, and a sum that starts at +0 is never -0 (x + -x is +0), so adding them
+ * changes no bit: leaving them out gives the sums of the whole pack. */
+PSE_NO_MEMCPY_IDIOM static void pse_near_of(const pse_home_lanes *h, const pse_pack *p, int skip,
+                                            float cut2, bool with_g, pse_pack *near, int *slots) {
+    float d2s[PSE_BATCH + VF_LANES];
+    for (int j = 0; j < p->count; j += VF_LANES) {
+        const vf dx = vf_sub(h->x, vf_load(p->x + j));
+        const vf dy = vf_sub(h->y, vf_load(p->y + j));
+        const vf dz = vf_sub(h->z, vf_load(p->z + j));
+        vf_store(d2s + j, vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz)));
+    }
+    int n = 0;
+    for (int j = 0; j < p->count; ++j) {
+        if (!(cut2 > d2s[j]) || j == skip) continue;
+        near->x[n] = p->x[j];
+        near->y[n] = p->y[j];
+        near->z[n] = p->z[j];
+        near->wx[n] = p->wx[j];
+        near->wy[n] = p->wy[j];
+        near->wz[n] = p->wz[j];
+        near->rho[n] = p->rho[j];
+        near->g[n] = with_g ? p->g[j] : 0.0f;
+        slots[n] = j;
+        ++n;
+    }
+    near->count = n;
+    for (int j = n; j < n + VF_LANES && n > 0; ++j) {
+        near->x[j] = near->x[n - 1];
+        near->y[j] = near->y[n - 1];
+        near->z[j] = near->z[n - 1];
+        near->wx[j] = near->wx[n - 1];
+        near->wy[j] = near->wy[n - 1];
+        near->wz[j] = near->wz[n - 1];
+        near->rho[j] = near->rho[n - 1];
+        near->g[j] = near->g[n - 1];
+    }
+}
+
+/* PSE_PASS_EXCHANGE's terms with k given (the moments pass's, the same
+ * operations on the same positions): pse_lane_exchange without the kernel. */
+static inline void pse_lane_exchange_k(const pse_home_lanes *h, const pse_pack *p, const float *kk,
+                                       int j, pse_terms *t) {
+    const vf zero = vf_splat(0.0f);
+    const vf dx = vf_sub(h->x, vf_load(p->x + j));
+    const vf dy = vf_sub(h->y, vf_load(p->y + j));
+    const vf dz = vf_sub(h->z, vf_load(p->z + j));
+    const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
+    const vf k = vf_load(kk + j);
+    const vf gt = vf_load(p->g + j);
+    const vf kc = vf_mul(k, vf_select(vf_gt(h->g, gt), gt, h->g));
+    const vf axial =
+        vf_select(vf_gt(d2, zero), vf_div(vf_mul(vf_splat(PSE_AXIAL_WEIGHT), kc), d2), zero);
+    vf_store(t->r + j, vf_mul(vf_sub(vf_load(p->rho + j), h->rho), kc));
+    const vf ex = vf_sub(vf_load(p->wx + j), h->wx);
+    const vf ey = vf_sub(vf_load(p->wy + j), h->wy);
+    const vf ez = vf_sub(vf_load(p->wz + j), h->wz);
+    const vf dot = vf_add(vf_add(vf_mul(dx, ex), vf_mul(dy, ey)), vf_mul(dz, ez));
+    const vf along = vf_mul(axial, dot);
+    vf_store(t->x + j, vf_mul(dx, along));
+    vf_store(t->y + j, vf_mul(dy, along));
+    vf_store(t->z + j, vf_mul(dz, along));
+}
+
+/* Room for n more entries in the list (false: out of memory, marked). */
+static bool pse_list_room(pse_list *l, int n) {
+    if (l->failed) return false;
+    if (l->count + n <= l->capacity) return true;
+    int cap = l->capacity > 0 ? l->capacity : 4096;
+    while (cap < l->count + n) cap *= 2;
+    int *idx = realloc(l->idx, (size_t)cap * sizeof *idx);
+    if (idx) l->idx = idx;
+    float *k = idx ? realloc(l->k, (size_t)cap * sizeof *k) : NULL;
+    if (k) l->k = k;
+    if (!idx || !k) {
+        l->failed = true;
+        return false;
+    }
+    l->capacity = cap;
+    return true;
+}
+
+/* PSE_PASS_EXCHANGE from the chunk's list: the group's batches replayed in
+ * the moments pass's order, every pair's neighbour gathered from the
+ * partition-order copy by its sorted position. */
+PSE_NO_MEMCPY_IDIOM static void pse_replay(const pse_job *job, pse_home *homes, int count,
+                                           pse_list *l) {
+    const pse_sorted *s = &job->s;
+    pse_pack near;
+    pse_terms t;
+    float kk[PSE_BATCH + VF_LANES];
+    const int batches = l->idx[l->at++];
+    for (int b = 0; b < batches; ++b)
+        for (int m = 0; m < count; ++m) {
+            const int n = l->idx[l->at++];
+            const int *idx = l->idx + l->at;
+            const float *k = l->k + l->at;
+            l->at += n;
+            if (n == 0) continue;
+            for (int j = 0; j < n; ++j) {
+                const int i = idx[j];
+                near.x[j] = s->x[i];
+                near.y[j] = s->y[i];
+                near.z[j] = s->z[i];
+                near.wx[j] = s->wx[i];
+                near.wy[j] = s->wy[i];
+                near.wz[j] = s->wz[i];
+                near.rho[j] = s->rho[i];
+                near.g[j] = s->g[i];
+                kk[j] = k[j];
+            }
+            for (int j = n; j < n + VF_LANES; ++j) {
+                near.x[j] = near.x[n - 1];
+                near.y[j] = near.y[n - 1];
+                near.z[j] = near.z[n - 1];
+                near.wx[j] = near.wx[n - 1];
+                near.wy[j] = near.wy[n - 1];
+                near.wz[j] = near.wz[n - 1];
+                near.rho[j] = near.rho[n - 1];
+                near.g[j] = near.g[n - 1];
+                kk[j] = kk[n - 1];
+            }
+            const pse_home_lanes h = pse_lanes_of(&homes[m]);
+            for (int j = 0; j < n; j += VF_LANES) pse_lane_exchange_k(&h, &near, kk, j, &t);
+            pse_sum(&homes[m], &t, 0, n);
+        }
+}
+
 /* The exchange of homes[0 .. count), all in cell c, with its neighbourhood:
- * batch by batch, two homes at a time. */
-void PSE_CELL_ENTRY(const pse_job *job, const int c[3], pse_home *homes, int count) {
+ * batch by batch; the seed's two homes at a time over the whole batch, the
+ * cut passes one home at a time over the batch's slots within its cut-off
+ * (the moments pass writing them to the list, the exchange reading them
+ * back from it where there is one). */
+void PSE_CELL_ENTRY(const pse_job *job, const int c[3], pse_home *homes, int count,
+                    pse_list *list) {
+    if (job->pass == PSE_PASS_EXCHANGE && list && !list->failed) {
+        pse_replay(job, homes, count, list);
+        return;
+    }
     pse_runs runs;
     pse_runs_around(job, c, &runs);
     pse_pack pack;
     pse_group g;
+    if (job->pass != PSE_PASS_SEED) {
+        pse_pack near;
+        int slots[PSE_BATCH + VF_LANES];
+        const bool with_g = job->pass == PSE_PASS_EXCHANGE;
+        const bool record = job->pass == PSE_PASS_MOMENTS && list && pse_list_room(list, 1);
+        int batches_at = -1;
+        if (record) {
+            batches_at = list->count++;
+            list->idx[batches_at] = 0;
+        }
+        while (runs.run < runs.count) {
+            pse_pack_next(&pack, &runs, &job->s, with_g);
+            if (pack.count == 0) break;
+            if (record && !list->failed) ++list->idx[batches_at];
+            for (int m = 0; m < count; ++m) {
+                const pse_home_lanes h = pse_lanes_of(&homes[m]);
+                pse_near_of(&h, &pack, pse_slot_of(&pack, homes[m].self), job->cut2, with_g, &near,
+                            slots);
+                for (int j = 0; j < near.count; j += VF_LANES) pse_terms_of(job, &h, &near, j, &g.t[0]);
+                pse_sum(&homes[m], &g.t[0], 0, near.count);
+                if (record && pse_list_room(list, 1 + near.count)) {
+                    list->idx[list->count++] = near.count;
+                    for (int j = 0; j < near.count; ++j) {
+                        list->idx[list->count + j] = pse_first_of(&pack, slots[j]);
+                        list->k[list->count + j] = g.t[0].r[j];
+                    }
+                    list->count += near.count;
+                }
+            }
+        }
+        return;
+    }
     while (runs.run < runs.count) {
         pse_pack_next(&pack, &runs, &job->s, job->pass == PSE_PASS_EXCHANGE);
         if (pack.count == 0) break;
