@@ -65,7 +65,8 @@
  *   |d|^2 >= cut2, where every term is +0 or -0; a sum that starts at +0 is
  *   never -0, so leaving such terms out changes no bit. The moments pass
  *   takes, per home and batch, only the slots within the cut-off (|d|^2 from
- *   the terms' own operations) into a compact copy for the lanes, and writes
+ *   the terms' own operations, read in place from the copy's runs: no batch
+ *   is packed) into a compact copy for the lanes, and writes
  *   their sorted positions and k, in visiting order, to a list per chunk
  *   (pse_list); every exchange substep reads the list back, gathers the
  *   neighbours by sorted position and computes no kernel and searches no

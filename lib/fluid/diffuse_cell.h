@@ -106,13 +106,6 @@ static int pse_slot_of(const pse_pack *p, int n) {
     return -1;
 }
 
-/* The sorted position of slot j of the pack. */
-static int pse_first_of(const pse_pack *p, int j) {
-    int e = 0;
-    while (e + 1 < p->segments && p->seg_slot[e + 1] <= j) ++e;
-    return p->seg_first[e] + (j - p->seg_slot[e]);
-}
-
 /* One home's values in every lane. */
 typedef struct pse_home_lanes {
     vf x, y, z, wx, wy, wz, rho, g;
@@ -322,19 +315,22 @@ PSE_NO_MEMCPY_IDIOM static void pse_near_of(const pse_home_lanes *h, const pse_p
         const vf dz = vf_sub(h->z, vf_load(p->z + j));
         vf_store(d2s + j, vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz)));
     }
+    /* branch-free: the slot is written either way, counted only if in */
     int n = 0;
     for (int j = 0; j < p->count; ++j) {
-        if (!(cut2 > d2s[j]) || j == skip) continue;
-        near->x[n] = p->x[j];
-        near->y[n] = p->y[j];
-        near->z[n] = p->z[j];
-        near->wx[n] = p->wx[j];
-        near->wy[n] = p->wy[j];
-        near->wz[n] = p->wz[j];
-        near->rho[n] = p->rho[j];
-        near->g[n] = with_g ? p->g[j] : 0.0f;
         slots[n] = j;
-        ++n;
+        n += (cut2 > d2s[j]) & (j != skip);
+    }
+    for (int e = 0; e < n; ++e) {
+        const int j = slots[e];
+        near->x[e] = p->x[j];
+        near->y[e] = p->y[j];
+        near->z[e] = p->z[j];
+        near->wx[e] = p->wx[j];
+        near->wy[e] = p->wy[j];
+        near->wz[e] = p->wz[j];
+        near->rho[e] = p->rho[j];
+        near->g[e] = with_g ? p->g[j] : 0.0f;
     }
     near->count = n;
     for (int j = n; j < n + VF_LANES && n > 0; ++j) {
@@ -392,23 +388,93 @@ static bool pse_list_room(pse_list *l, int n) {
     return true;
 }
 
-/* PSE_PASS_EXCHANGE from the chunk's list: the group's batches replayed in
- * the moments pass's order, every pair's neighbour gathered from the
+/* PSE_PASS_MOMENTS: the terms of buf[0 .. n), sorted positions in visiting
+ * order, added to home's sums and (while record) appended to the list. */
+PSE_NO_MEMCPY_IDIOM static void pse_moments_flush(const pse_job *job, const pse_home_lanes *h,
+                                                  pse_home *home, const int *buf, int n,
+                                                  pse_list *list, int head, bool *record) {
+    const pse_sorted *s = &job->s;
+    pse_pack near;
+    pse_terms t;
+    for (int e = 0; e < n; ++e) {
+        const int i = buf[e];
+        near.x[e] = s->x[i];
+        near.y[e] = s->y[i];
+        near.z[e] = s->z[i];
+    }
+    for (int e = n; e < n + VF_LANES; ++e) {
+        near.x[e] = near.x[n - 1];
+        near.y[e] = near.y[n - 1];
+        near.z[e] = near.z[n - 1];
+    }
+    for (int j = 0; j < n; j += VF_LANES) pse_lane_moments(h, &near, j, job->neg_inv_s2, job->cut2, &t);
+    pse_sum(home, &t, 0, n);
+    if (*record && pse_list_room(list, n)) {
+        for (int e = 0; e < n; ++e) {
+            list->idx[list->count + e] = buf[e];
+            list->k[list->count + e] = t.r[e];
+        }
+        list->count += n;
+        list->idx[head] += n;
+    } else {
+        *record = false;
+    }
+}
+
+/* PSE_PASS_MOMENTS for one home over the runs, read in place from the
+ * partition-order copy: |d|^2 in lanes (the terms' operations), the slots
+ * within the cut-off (the home's own left out) gathered in visiting order,
+ * up to PSE_BATCH at a time, into a compact copy for the moments' lanes; the
+ * sums run in visiting order, and the list gets the home's pairs (their
+ * number, then sorted positions and k). */
+static void pse_moments_home(const pse_job *job, const pse_runs *r, pse_home *home,
+                             pse_list *list) {
+    const pse_sorted *s = &job->s;
+    const pse_home_lanes h = pse_lanes_of(home);
+    const float cut2 = job->cut2;
+    int buf[PSE_BATCH + VF_LANES];
+    float d2s[VF_LANES];
+    bool record = list && pse_list_room(list, 1);
+    const int head = record ? list->count++ : -1;
+    if (record) list->idx[head] = 0;
+    int n = 0;
+    for (int run = 0; run < r->count; ++run) {
+        const int end = r->end[run];
+        for (int a = r->first[run]; a < end; a += VF_LANES) {
+            const vf dx = vf_sub(h.x, vf_load(s->x + a));
+            const vf dy = vf_sub(h.y, vf_load(s->y + a));
+            const vf dz = vf_sub(h.z, vf_load(s->z + a));
+            vf_store(d2s, vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz)));
+            const int lanes = end - a < VF_LANES ? end - a : VF_LANES;
+            for (int l = 0; l < lanes; ++l) {
+                buf[n] = a + l;
+                n += (cut2 > d2s[l]) & (a + l != home->self);
+            }
+            if (n > PSE_BATCH - VF_LANES) {
+                pse_moments_flush(job, &h, home, buf, n, list, head, &record);
+                n = 0;
+            }
+        }
+    }
+    if (n > 0) pse_moments_flush(job, &h, home, buf, n, list, head, &record);
+}
+
+/* PSE_PASS_EXCHANGE from the chunk's list: each home's pairs in the moments
+ * pass's order, PSE_BATCH at a time, every neighbour gathered from the
  * partition-order copy by its sorted position. */
-PSE_NO_MEMCPY_IDIOM static void pse_replay(const pse_job *job, pse_home *homes, int count,
-                                           pse_list *l) {
+PSE_NO_MEMCPY_IDIOM static void pse_replay_homes(const pse_job *job, pse_home *homes, int count,
+                                                 pse_list *l) {
     const pse_sorted *s = &job->s;
     pse_pack near;
     pse_terms t;
     float kk[PSE_BATCH + VF_LANES];
-    const int batches = l->idx[l->at++];
-    for (int b = 0; b < batches; ++b)
-        for (int m = 0; m < count; ++m) {
-            const int n = l->idx[l->at++];
+    for (int m = 0; m < count; ++m) {
+        const pse_home_lanes h = pse_lanes_of(&homes[m]);
+        const int total = l->idx[l->at++];
+        for (int done = 0; done < total;) {
+            const int n = total - done < PSE_BATCH ? total - done : PSE_BATCH;
             const int *idx = l->idx + l->at;
             const float *k = l->k + l->at;
-            l->at += n;
-            if (n == 0) continue;
             for (int j = 0; j < n; ++j) {
                 const int i = idx[j];
                 near.x[j] = s->x[i];
@@ -432,10 +498,12 @@ PSE_NO_MEMCPY_IDIOM static void pse_replay(const pse_job *job, pse_home *homes, 
                 near.g[j] = near.g[n - 1];
                 kk[j] = kk[n - 1];
             }
-            const pse_home_lanes h = pse_lanes_of(&homes[m]);
             for (int j = 0; j < n; j += VF_LANES) pse_lane_exchange_k(&h, &near, kk, j, &t);
             pse_sum(&homes[m], &t, 0, n);
+            l->at += n;
+            done += n;
         }
+    }
 }
 
 /* The exchange of homes[0 .. count), all in cell c, with its neighbourhood:
@@ -446,41 +514,30 @@ PSE_NO_MEMCPY_IDIOM static void pse_replay(const pse_job *job, pse_home *homes, 
 void PSE_CELL_ENTRY(const pse_job *job, const int c[3], pse_home *homes, int count,
                     pse_list *list) {
     if (job->pass == PSE_PASS_EXCHANGE && list && !list->failed) {
-        pse_replay(job, homes, count, list);
+        pse_replay_homes(job, homes, count, list);
         return;
     }
     pse_runs runs;
     pse_runs_around(job, c, &runs);
+    if (job->pass == PSE_PASS_MOMENTS) {
+        for (int m = 0; m < count; ++m) pse_moments_home(job, &runs, &homes[m], list);
+        return;
+    }
     pse_pack pack;
     pse_group g;
     if (job->pass != PSE_PASS_SEED) {
         pse_pack near;
         int slots[PSE_BATCH + VF_LANES];
-        const bool with_g = job->pass == PSE_PASS_EXCHANGE;
-        const bool record = job->pass == PSE_PASS_MOMENTS && list && pse_list_room(list, 1);
-        int batches_at = -1;
-        if (record) {
-            batches_at = list->count++;
-            list->idx[batches_at] = 0;
-        }
+        const bool with_g = true; /* PSE_PASS_EXCHANGE without a list */
         while (runs.run < runs.count) {
             pse_pack_next(&pack, &runs, &job->s, with_g);
             if (pack.count == 0) break;
-            if (record && !list->failed) ++list->idx[batches_at];
             for (int m = 0; m < count; ++m) {
                 const pse_home_lanes h = pse_lanes_of(&homes[m]);
                 pse_near_of(&h, &pack, pse_slot_of(&pack, homes[m].self), job->cut2, with_g, &near,
                             slots);
                 for (int j = 0; j < near.count; j += VF_LANES) pse_terms_of(job, &h, &near, j, &g.t[0]);
                 pse_sum(&homes[m], &g.t[0], 0, near.count);
-                if (record && pse_list_room(list, 1 + near.count)) {
-                    list->idx[list->count++] = near.count;
-                    for (int j = 0; j < near.count; ++j) {
-                        list->idx[list->count + j] = pse_first_of(&pack, slots[j]);
-                        list->k[list->count + j] = g.t[0].r[j];
-                    }
-                    list->count += near.count;
-                }
             }
         }
         return;
