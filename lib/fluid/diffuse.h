@@ -49,9 +49,9 @@ typedef struct pse_home {
 
 /* One chunk's pairs within the cut-off, written by PSE_PASS_MOMENTS and read
  * back by every PSE_PASS_EXCHANGE substep (positions do not move within the
- * phase, so the pairs and their k do not change): per group of homes the
- * number of batches, then per batch and home the number of pairs and their
- * sorted positions (idx) and kernel values (k, at the same offsets). */
+ * phase, so the pairs and their k do not change): per home, in the chunk's
+ * order, the number of its pairs, then their sorted positions (idx) and
+ * kernel values (k, at the same offsets) in visiting order. */
 typedef struct pse_list {
     int *idx;
     float *k;
