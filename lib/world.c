@@ -39,6 +39,7 @@ static void world_free(eddy_world *w) {
     for (int k = 0; k < 4; ++k) eddy_free(w->scratch[k]);
     for (int k = 0; k < HEUN_ARRAYS; ++k) eddy_free(w->heun[k]);
     eddy_free(w->sorted_scratch);
+    eddy_pse_lists_free(w);
     eddy_free(w->partials);
     eddy_free(w->block_cache);
     eddy_free(w->block_nonfinite);

@@ -371,6 +371,10 @@ typedef struct eddy_world {
      * index of each vorton (lib/fluid/density.c, the first array) */
     float *sorted_scratch;
     int sorted_scratch_capacity;
+    /* The normalised PSE's pair lists, one per chunk (lib/fluid/diffuse.c):
+     * scratch kept for its capacity, not state. */
+    struct pse_list *pse_lists;
+    int pse_list_count;
     /* EDDY_VORTON_STEP_HEUN (lib/world.c, heun_vortons): the vortons'
      * positions and vorticity before the predictor, and their velocity in it */
     float *heun[HEUN_ARRAYS];

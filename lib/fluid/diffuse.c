@@ -61,6 +61,17 @@
  *   neighbour at a time in visiting order, two homes' sums in one loop
  *   (independent chains). A home's own slot is skipped, never added as 0:
  *   -0 + +0 is not -0.
+ * - The normalised exchange's pairs, once a phase. Its kernel is cut at
+ *   |d|^2 >= cut2, where every term is +0 or -0; a sum that starts at +0 is
+ *   never -0, so leaving such terms out changes no bit. The moments pass
+ *   takes, per home and batch, only the slots within the cut-off (|d|^2 from
+ *   the terms' own operations, read in place from the copy's runs: no batch
+ *   is packed) into a compact copy for the lanes, and writes
+ *   their sorted positions and k, in visiting order, to a list per chunk
+ *   (pse_list); every exchange substep reads the list back, gathers the
+ *   neighbours by sorted position and computes no kernel and searches no
+ *   cell. Without memory for a list a chunk searches its cells as before:
+ *   the same bits either way.
  * The code of the last three steps is lib/fluid/diffuse_cell.h, built once per
  * lane width. */
 #include "runtime/lanes4.h"
@@ -175,10 +186,19 @@ static void pse_store(const pse_job *job, const pse_home *h) {
 /* Homes at sorted positions [begin, end), up to PSE_HOMES of one cell at a
  * time. */
 static void pse_chunk(int chunk, int begin, int end, void *context) {
+    (void)chunk;
     const pse_job *job = context;
     const grid_shape *grid = &job->w->grid;
     const int *start = job->w->part.cell_start;
     pse_home homes[PSE_HOMES];
+    pse_list *list = job->lists ? &job->lists[chunk] : NULL;
+    if (list) {
+        if (job->pass == PSE_PASS_MOMENTS) {
+            list->count = 0;
+            list->failed = false;
+        }
+        list->at = 0;
+    }
     for (int n = begin; n < end;) {
         homes[0] = pse_home_at(job, n);
         int c[3];
@@ -187,7 +207,7 @@ static void pse_chunk(int chunk, int begin, int end, void *context) {
         const int cell_end = start[cell + 1] < end ? start[cell + 1] : end;
         const int count = cell_end - n < PSE_HOMES ? cell_end - n : PSE_HOMES;
         for (int m = 1; m < count; ++m) homes[m] = pse_home_at(job, n + m);
-        job->cell(job, c, homes, count);
+        job->cell(job, c, homes, count, list);
         for (int m = 0; m < count; ++m) pse_store(job, &homes[m]);
         n += count;
     }
@@ -222,11 +242,37 @@ static void diffuse_seed(eddy_world *w, float dt, pse_cell_fn *cell) {
                    0.0f,
                    NULL,
                    NULL,
-                   0.0f};
+                   0.0f,
+                   NULL};
     eddy_parallel_for(&w->tasks, v->count, COPY_CHUNK, copy_chunk, &job);
     pad_clear(w, v->count);
     eddy_parallel_for(&w->tasks, v->count, PSE_CHUNK, pse_chunk, &job);
     copy_back(w);
+}
+
+/* The chunks' pair lists, kept by the world across steps so that a step
+ * whose pairs fit what earlier steps held allocates nothing (each list is
+ * emptied by its moments pass). NULL when there is no memory for the list
+ * headers: every pass then searches the cells, with the same bits. */
+static pse_list *pse_lists_reserve(eddy_world *w, int chunks) {
+    if (chunks > w->pse_list_count) {
+        pse_list *p = eddy_realloc(w->pse_lists, (size_t)chunks * sizeof *p);
+        if (!p) return NULL;
+        memset(p + w->pse_list_count, 0, (size_t)(chunks - w->pse_list_count) * sizeof *p);
+        w->pse_lists = p;
+        w->pse_list_count = chunks;
+    }
+    return w->pse_lists;
+}
+
+void eddy_pse_lists_free(eddy_world *w) {
+    for (int c = 0; c < w->pse_list_count; ++c) {
+        eddy_free(w->pse_lists[c].idx);
+        eddy_free(w->pse_lists[c].k);
+    }
+    eddy_free(w->pse_lists);
+    w->pse_lists = NULL;
+    w->pse_list_count = 0;
 }
 
 /* The normalised exchange (EDDY_DIFFUSION_NORMALISED, the default; design
@@ -258,7 +304,8 @@ static bool diffuse_normalised(eddy_world *w, float dt, pse_cell_fn *cell) {
                    cut * cut,
                    pse_g_out(w),
                    pse_a_out(w),
-                   PSE_MIN_SPREAD_EPS2 * eps * eps};
+                   PSE_MIN_SPREAD_EPS2 * eps * eps,
+                   NULL};
     for (int a = 0; a < 3; ++a) {
         const float spacing = w->grid.spacing[a];
         int m = 1;
@@ -268,6 +315,11 @@ static bool diffuse_normalised(eddy_world *w, float dt, pse_cell_fn *cell) {
     eddy_parallel_for(&w->tasks, v->count, COPY_CHUNK, copy_chunk, &job);
     pad_clear(w, v->count);
     memset(job.g_out + v->count, 0, PSE_PAD * sizeof(float));
+    /* The pairs within the cut-off, per chunk, for the exchange substeps
+     * (without memory for them every pass searches the cells: the same
+     * bits) */
+    const int chunks = chunk_count(v->count, PSE_CHUNK);
+    job.lists = pse_lists_reserve(w, chunks);
     eddy_parallel_for(&w->tasks, v->count, PSE_CHUNK, pse_chunk, &job);
     /* Stability: the exchange's own weight on a vorton is at most
      * kappa dt sum_T min(g_H, g_T) k <= kappa dt g_H S = kappa dt a for rho'

@@ -47,9 +47,25 @@ typedef struct pse_home {
     float g; /* the home's normalisation (PSE_PASS_EXCHANGE) */
 } pse_home;
 
+/* One chunk's pairs within the cut-off, written by PSE_PASS_MOMENTS and read
+ * back by every PSE_PASS_EXCHANGE substep (positions do not move within the
+ * phase, so the pairs and their k do not change): per home, in the chunk's
+ * order, the number of its pairs, then their sorted positions (idx) and
+ * kernel values (k, at the same offsets) in visiting order. */
+typedef struct pse_list {
+    int *idx;
+    float *k;
+    int count, capacity;
+    int at;      /* the next entry to read */
+    bool failed; /* out of memory: the chunk's exchange searches its cells */
+} pse_list;
+
 struct pse_job;
-/* The exchange of homes[0 .. count), all in cell c, with its neighbourhood. */
-typedef void pse_cell_fn(const struct pse_job *job, const int c[3], pse_home *homes, int count);
+/* The exchange of homes[0 .. count), all in cell c, with its neighbourhood;
+ * list (or NULL): the chunk's pairs, written (PSE_PASS_MOMENTS) or read
+ * (PSE_PASS_EXCHANGE). */
+typedef void pse_cell_fn(const struct pse_job *job, const int c[3], pse_home *homes, int count,
+                         pse_list *list);
 
 typedef struct pse_job {
     eddy_world *w;
@@ -63,6 +79,7 @@ typedef struct pse_job {
     float cut2;    /* PSE_PASS_MOMENTS and _EXCHANGE: pairs with |d|^2 >= cut2 are no pair */
     float *g_out, *a_out; /* PSE_PASS_MOMENTS: g and a in partition order */
     float spread_floor;   /* PSE_PASS_MOMENTS: M is at least this times S */
+    pse_list *lists;      /* per chunk of PSE_CHUNK homes, or NULL */
 } pse_job;
 
 /* EDDY_DIFFUSION_NORMALISED's kernel width eps in vorton radii and its
@@ -80,8 +97,10 @@ static const float PSE_MAX_WEIGHT = 0.9f;
 /* Weight of the exchange along the pair's axis (lib/fluid/diffuse.c). */
 static const float PSE_AXIAL_WEIGHT = 5.0f;
 
-void eddy_pse_cell_lanes4(const pse_job *job, const int c[3], pse_home *homes, int count);
-void eddy_pse_cell_avx2(const pse_job *job, const int c[3], pse_home *homes, int count);
+void eddy_pse_cell_lanes4(const pse_job *job, const int c[3], pse_home *homes, int count,
+                          pse_list *list);
+void eddy_pse_cell_avx2(const pse_job *job, const int c[3], pse_home *homes, int count,
+                        pse_list *list);
 
 /* The phase with a given build of the cell exchange (eddy_phase_diffuse
  * takes the widest the CPU runs), and the eight-lane build where this build

@@ -5,6 +5,8 @@
  * lib/runtime/emath_lanes.h, defines PSE_CELL_ENTRY and includes this file once. */
 #include "fluid/diffuse.h"
 
+#include <stdlib.h>
+
 /* A cell's neighbourhood, its 9 runs copied one after the other (up to
  * PSE_BATCH vortons at a time): the homes of the cell read it as one
  * contiguous array. The lanes past the last slot repeat the last neighbour,
@@ -298,13 +300,248 @@ static void pse_runs_around(const pse_job *job, const int c[3], pse_runs *r) {
     r->at = r->first[0];
 }
 
+/* PSE_PASS_MOMENTS and _EXCHANGE: the slots of the pack within the cut-off
+ * of home h (cut2 > |d|^2, |d|^2 computed with the terms' own operations),
+ * the home's own slot left out, copied in order into near (the lanes past
+ * the last repeat it). A pair beyond the cut-off has k = 0 and terms of +0 or
+ * -0, and a sum that starts at +0 is never -0 (x + -x is +0), so adding them
+ * changes no bit: leaving them out gives the sums of the whole pack. */
+PSE_NO_MEMCPY_IDIOM static void pse_near_of(const pse_home_lanes *h, const pse_pack *p, int skip,
+                                            float cut2, bool with_g, pse_pack *near, int *slots) {
+    float d2s[PSE_BATCH + VF_LANES];
+    for (int j = 0; j < p->count; j += VF_LANES) {
+        const vf dx = vf_sub(h->x, vf_load(p->x + j));
+        const vf dy = vf_sub(h->y, vf_load(p->y + j));
+        const vf dz = vf_sub(h->z, vf_load(p->z + j));
+        vf_store(d2s + j, vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz)));
+    }
+    /* branch-free: the slot is written either way, counted only if in */
+    int n = 0;
+    for (int j = 0; j < p->count; ++j) {
+        slots[n] = j;
+        n += (cut2 > d2s[j]) & (j != skip);
+    }
+    for (int e = 0; e < n; ++e) {
+        const int j = slots[e];
+        near->x[e] = p->x[j];
+        near->y[e] = p->y[j];
+        near->z[e] = p->z[j];
+        near->wx[e] = p->wx[j];
+        near->wy[e] = p->wy[j];
+        near->wz[e] = p->wz[j];
+        near->rho[e] = p->rho[j];
+        near->g[e] = with_g ? p->g[j] : 0.0f;
+    }
+    near->count = n;
+    for (int j = n; j < n + VF_LANES && n > 0; ++j) {
+        near->x[j] = near->x[n - 1];
+        near->y[j] = near->y[n - 1];
+        near->z[j] = near->z[n - 1];
+        near->wx[j] = near->wx[n - 1];
+        near->wy[j] = near->wy[n - 1];
+        near->wz[j] = near->wz[n - 1];
+        near->rho[j] = near->rho[n - 1];
+        near->g[j] = near->g[n - 1];
+    }
+}
+
+/* PSE_PASS_EXCHANGE's terms with k given (the moments pass's, the same
+ * operations on the same positions): pse_lane_exchange without the kernel. */
+static inline void pse_lane_exchange_k(const pse_home_lanes *h, const pse_pack *p, const float *kk,
+                                       int j, pse_terms *t) {
+    const vf zero = vf_splat(0.0f);
+    const vf dx = vf_sub(h->x, vf_load(p->x + j));
+    const vf dy = vf_sub(h->y, vf_load(p->y + j));
+    const vf dz = vf_sub(h->z, vf_load(p->z + j));
+    const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
+    const vf k = vf_load(kk + j);
+    const vf gt = vf_load(p->g + j);
+    const vf kc = vf_mul(k, vf_select(vf_gt(h->g, gt), gt, h->g));
+    const vf axial =
+        vf_select(vf_gt(d2, zero), vf_div(vf_mul(vf_splat(PSE_AXIAL_WEIGHT), kc), d2), zero);
+    vf_store(t->r + j, vf_mul(vf_sub(vf_load(p->rho + j), h->rho), kc));
+    const vf ex = vf_sub(vf_load(p->wx + j), h->wx);
+    const vf ey = vf_sub(vf_load(p->wy + j), h->wy);
+    const vf ez = vf_sub(vf_load(p->wz + j), h->wz);
+    const vf dot = vf_add(vf_add(vf_mul(dx, ex), vf_mul(dy, ey)), vf_mul(dz, ez));
+    const vf along = vf_mul(axial, dot);
+    vf_store(t->x + j, vf_mul(dx, along));
+    vf_store(t->y + j, vf_mul(dy, along));
+    vf_store(t->z + j, vf_mul(dz, along));
+}
+
+/* Room for n more entries in the list (false: out of memory, marked). */
+static bool pse_list_room(pse_list *l, int n) {
+    if (l->failed) return false;
+    if (l->count + n <= l->capacity) return true;
+    int cap = l->capacity > 0 ? l->capacity : 4096;
+    while (cap < l->count + n) cap *= 2;
+    int *idx = eddy_realloc(l->idx, (size_t)cap * sizeof *idx);
+    if (idx) l->idx = idx;
+    float *k = idx ? eddy_realloc(l->k, (size_t)cap * sizeof *k) : NULL;
+    if (k) l->k = k;
+    if (!idx || !k) {
+        l->failed = true;
+        return false;
+    }
+    l->capacity = cap;
+    return true;
+}
+
+/* PSE_PASS_MOMENTS: the terms of buf[0 .. n), sorted positions in visiting
+ * order, added to home's sums and (while record) appended to the list. */
+PSE_NO_MEMCPY_IDIOM static void pse_moments_flush(const pse_job *job, const pse_home_lanes *h,
+                                                  pse_home *home, const int *buf, int n,
+                                                  pse_list *list, int head, bool *record) {
+    const pse_sorted *s = &job->s;
+    pse_pack near;
+    pse_terms t;
+    for (int e = 0; e < n; ++e) {
+        const int i = buf[e];
+        near.x[e] = s->x[i];
+        near.y[e] = s->y[i];
+        near.z[e] = s->z[i];
+    }
+    for (int e = n; e < n + VF_LANES; ++e) {
+        near.x[e] = near.x[n - 1];
+        near.y[e] = near.y[n - 1];
+        near.z[e] = near.z[n - 1];
+    }
+    for (int j = 0; j < n; j += VF_LANES) pse_lane_moments(h, &near, j, job->neg_inv_s2, job->cut2, &t);
+    pse_sum(home, &t, 0, n);
+    if (*record && pse_list_room(list, n)) {
+        for (int e = 0; e < n; ++e) {
+            list->idx[list->count + e] = buf[e];
+            list->k[list->count + e] = t.r[e];
+        }
+        list->count += n;
+        list->idx[head] += n;
+    } else {
+        *record = false;
+    }
+}
+
+/* PSE_PASS_MOMENTS for one home over the runs, read in place from the
+ * partition-order copy: |d|^2 in lanes (the terms' operations), the slots
+ * within the cut-off (the home's own left out) gathered in visiting order,
+ * up to PSE_BATCH at a time, into a compact copy for the moments' lanes; the
+ * sums run in visiting order, and the list gets the home's pairs (their
+ * number, then sorted positions and k). */
+static void pse_moments_home(const pse_job *job, const pse_runs *r, pse_home *home,
+                             pse_list *list) {
+    const pse_sorted *s = &job->s;
+    const pse_home_lanes h = pse_lanes_of(home);
+    const float cut2 = job->cut2;
+    int buf[PSE_BATCH + VF_LANES];
+    float d2s[VF_LANES];
+    bool record = list && pse_list_room(list, 1);
+    const int head = record ? list->count++ : -1;
+    if (record) list->idx[head] = 0;
+    int n = 0;
+    for (int run = 0; run < r->count; ++run) {
+        const int end = r->end[run];
+        for (int a = r->first[run]; a < end; a += VF_LANES) {
+            const vf dx = vf_sub(h.x, vf_load(s->x + a));
+            const vf dy = vf_sub(h.y, vf_load(s->y + a));
+            const vf dz = vf_sub(h.z, vf_load(s->z + a));
+            vf_store(d2s, vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz)));
+            const int lanes = end - a < VF_LANES ? end - a : VF_LANES;
+            for (int l = 0; l < lanes; ++l) {
+                buf[n] = a + l;
+                n += (cut2 > d2s[l]) & (a + l != home->self);
+            }
+            if (n > PSE_BATCH - VF_LANES) {
+                pse_moments_flush(job, &h, home, buf, n, list, head, &record);
+                n = 0;
+            }
+        }
+    }
+    if (n > 0) pse_moments_flush(job, &h, home, buf, n, list, head, &record);
+}
+
+/* PSE_PASS_EXCHANGE from the chunk's list: each home's pairs in the moments
+ * pass's order, PSE_BATCH at a time, every neighbour gathered from the
+ * partition-order copy by its sorted position. */
+PSE_NO_MEMCPY_IDIOM static void pse_replay_homes(const pse_job *job, pse_home *homes, int count,
+                                                 pse_list *l) {
+    const pse_sorted *s = &job->s;
+    pse_pack near;
+    pse_terms t;
+    float kk[PSE_BATCH + VF_LANES];
+    for (int m = 0; m < count; ++m) {
+        const pse_home_lanes h = pse_lanes_of(&homes[m]);
+        const int total = l->idx[l->at++];
+        for (int done = 0; done < total;) {
+            const int n = total - done < PSE_BATCH ? total - done : PSE_BATCH;
+            const int *idx = l->idx + l->at;
+            const float *k = l->k + l->at;
+            for (int j = 0; j < n; ++j) {
+                const int i = idx[j];
+                near.x[j] = s->x[i];
+                near.y[j] = s->y[i];
+                near.z[j] = s->z[i];
+                near.wx[j] = s->wx[i];
+                near.wy[j] = s->wy[i];
+                near.wz[j] = s->wz[i];
+                near.rho[j] = s->rho[i];
+                near.g[j] = s->g[i];
+                kk[j] = k[j];
+            }
+            for (int j = n; j < n + VF_LANES; ++j) {
+                near.x[j] = near.x[n - 1];
+                near.y[j] = near.y[n - 1];
+                near.z[j] = near.z[n - 1];
+                near.wx[j] = near.wx[n - 1];
+                near.wy[j] = near.wy[n - 1];
+                near.wz[j] = near.wz[n - 1];
+                near.rho[j] = near.rho[n - 1];
+                near.g[j] = near.g[n - 1];
+                kk[j] = kk[n - 1];
+            }
+            for (int j = 0; j < n; j += VF_LANES) pse_lane_exchange_k(&h, &near, kk, j, &t);
+            pse_sum(&homes[m], &t, 0, n);
+            l->at += n;
+            done += n;
+        }
+    }
+}
+
 /* The exchange of homes[0 .. count), all in cell c, with its neighbourhood:
- * batch by batch, two homes at a time. */
-void PSE_CELL_ENTRY(const pse_job *job, const int c[3], pse_home *homes, int count) {
+ * batch by batch; the seed's two homes at a time over the whole batch, the
+ * cut passes one home at a time over the batch's slots within its cut-off
+ * (the moments pass writing them to the list, the exchange reading them
+ * back from it where there is one). */
+void PSE_CELL_ENTRY(const pse_job *job, const int c[3], pse_home *homes, int count,
+                    pse_list *list) {
+    if (job->pass == PSE_PASS_EXCHANGE && list && !list->failed) {
+        pse_replay_homes(job, homes, count, list);
+        return;
+    }
     pse_runs runs;
     pse_runs_around(job, c, &runs);
+    if (job->pass == PSE_PASS_MOMENTS) {
+        for (int m = 0; m < count; ++m) pse_moments_home(job, &runs, &homes[m], list);
+        return;
+    }
     pse_pack pack;
     pse_group g;
+    if (job->pass != PSE_PASS_SEED) {
+        pse_pack near;
+        int slots[PSE_BATCH + VF_LANES];
+        const bool with_g = true; /* PSE_PASS_EXCHANGE without a list */
+        while (runs.run < runs.count) {
+            pse_pack_next(&pack, &runs, &job->s, with_g);
+            if (pack.count == 0) break;
+            for (int m = 0; m < count; ++m) {
+                const pse_home_lanes h = pse_lanes_of(&homes[m]);
+                pse_near_of(&h, &pack, pse_slot_of(&pack, homes[m].self), job->cut2, with_g, &near,
+                            slots);
+                for (int j = 0; j < near.count; j += VF_LANES) pse_terms_of(job, &h, &near, j, &g.t[0]);
+                pse_sum(&homes[m], &g.t[0], 0, near.count);
+            }
+        }
+        return;
+    }
     while (runs.run < runs.count) {
         pse_pack_next(&pack, &runs, &job->s, job->pass == PSE_PASS_EXCHANGE);
         if (pack.count == 0) break;

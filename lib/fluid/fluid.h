@@ -25,6 +25,7 @@ bool eddy_phase_build_tree(eddy_world *w); /* tree (and multipole moments) over 
 
 bool eddy_phase_diffuse(eddy_world *w, float dt); /* false: unstable (message set) */
 bool eddy_pse_reserve(eddy_world *w, int vortons); /* diffusion's own scratch */
+void eddy_pse_lists_free(eddy_world *w);          /* the normalised exchange's pair lists */
 void eddy_phase_advect_vortons(eddy_world *w, float dt);
 void eddy_phase_diagnostics(eddy_world *w);
 
