@@ -115,9 +115,6 @@ run_windows() {
         fail "scripts/check_windows.sh"
 }
 
-# The C# bindings under mono (scripts/check_csharp.sh): every golden scene
-# stepped from C# at 1 and 4 workers, snapshots, allocations, errors, and a
-# replay recorded from C# played back by eddy-verify.
 main() {
     stage packages setup_packages
     stage build build_release
