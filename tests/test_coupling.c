@@ -209,9 +209,14 @@ static spin_result run_spinning(eddy_world *w, int frames, const char *label) {
 static eddy_world *spinning_world(bool scene_ball, bool stretching, bool tracers,
                                   float spin_gain) {
     eddy_world *src = scene_world("spinning_ball");
-    if (scene_ball && stretching && tracers && spin_gain == 0.0f) return src;
     eddy_world_def def = *eddy_world_get_def(src);
     def.worker_count = TEST_WORKERS;
+    /* L_body + S is the identity of the seed's exchange, where the body
+     * takes every spin the vortons' collisions move; with the flow coupling
+     * (the default) the body's spin follows the flow's torque law and the
+     * vortons get its reaction (docs/coupling.md §7), so these tests run the
+     * seed's option, EDDY_BODY_COUPLING_TRACERS. */
+    def.body_coupling = EDDY_BODY_COUPLING_TRACERS;
     if (!stretching) def.stretch_gain = 0.0f;
     if (spin_gain != 0.0f) def.spin_gain = spin_gain;
     int nv, nt;
@@ -324,6 +329,7 @@ Test(coupling_momentum, vorton_spin_bookkeeping_is_exact, .timeout = 300) {
  *     does not conserve, besides energy). */
 Test(coupling_momentum, tracer_collisions_conserve_linear_momentum, .timeout = 120) {
     eddy_world_def def = test_def();
+    def.body_coupling = EDDY_BODY_COUPLING_TRACERS; /* the seed's exchange: tracers push */
     def.wind = (eddy_vec3){-3.0f, 0.0f, 0.0f};
     def.gravity = (eddy_vec3){0.0f, 0.0f, 0.0f};
     eddy_world *w = make_world(&def);
@@ -509,8 +515,9 @@ Test(coupling_magnus, curve_ball_deflects_along_omega_cross_v, .timeout = 120) {
     cr_expect_gt(m.direct, 0.02, "curve_ball moved %+.3f m along omega x v", m.direct);
     cr_expect_gt(m.differential, 0.02, "spin moved the ball %+.3f m along omega x v relative to "
                  "no spin", m.differential);
-    cr_expect_geq(m.velocity, 0.0, "velocity along omega x v %+.3f m/s",
-                  m.velocity);
+    /* Its final velocity along omega x v is not asserted: with the drag of
+     * the flow coupling the sideways velocity the spin gave is damped out as
+     * the spin decays (-0.005 m/s at the end; docs/coupling.md §7). */
 }
 
 /* box_magnus: the same for a box spinning about y. Its velocity along
@@ -553,12 +560,17 @@ static void expect_lift(const char *name) {
         gravity_dv = D(d->gravity.z) * (1.0 - D(d->ambient_density) * D(s0.volume) / D(s0.mass)) *
                      frames * D(d->dt);
     const double lift_dv = D(st.linear_velocity.z) - D(s0.linear_velocity.z) - gravity_dv;
+    const double rise = D(st.position.z) - D(s0.position.z);
     const double drag_dv = ddot(dsub(dv(st.linear_velocity), v0), dunit(v0));
     cr_log_info("%s (%d frames): fluid dv_z = %+.3f m/s (peak v_z %+.3f, gravity part %+.3f), "
                 "dv along flight %+.3f m/s, impulse m dv_z = %+.4f N s, z %.3f -> %.3f",
                 name, frames, lift_dv, peak, gravity_dv, drag_dv, D(s0.mass) * lift_dv,
                 D(s0.position.z), D(st.position.z));
-    cr_expect_gt(lift_dv, 0.05, "%s: lift must be +z, got dv_z %+.3f m/s", name, lift_dv);
+    /* With the flow coupling the drag also damps the vertical velocity the
+     * lift gave, so by the end dv_z is small (+0.02): the lift shows as the
+     * peak upward velocity and the rise (gravity is off for these scenes). */
+    cr_expect_gt(peak, 0.05, "%s: lift must be +z, peak v_z %+.3f m/s", name, peak);
+    cr_expect_gt(rise, 0.05, "%s: lift must raise it, dz %+.3f m", name, rise);
     cr_expect_lt(drag_dv, 0.0, "%s: drag must slow it, dv %+.3f", name, drag_dv);
     eddy_world_destroy(w);
 }
@@ -573,7 +585,8 @@ Test(coupling_lift, airfoil_gets_positive_lift, .timeout = 120) { expect_lift("a
  * with density deviation drho, and a sphere (R 0.25) of density rho_b at the
  * centre, gravity on, no tracers (so no drag: vortons exchange angular
  * momentum only). Returns the body's z after `frames` frames and the fluid
- * density its first-frame acceleration implies, rho = (1 - a/g) m / V. */
+ * density its first-frame acceleration implies with the sphere's added mass,
+ * rho = (g - a) / (g + a/2) m / V. */
 typedef struct buoy_result {
     double z, effective_density;
 } buoy_result;
@@ -581,6 +594,10 @@ typedef struct buoy_result {
 static buoy_result buoyancy_run(float drho, double body_density, int frames) {
     enum { N = 16 };
     eddy_world_def def = test_def();
+    /* Inviscid, so the drag of the flow coupling is zero at rest (Cd 0.44
+     * times a zero speed) and the first step shows buoyancy and added mass
+     * alone; with nu the implicit Stokes drag takes 1.6 % of that step. */
+    def.viscosity = 0.0f;
     const float h = 2.0f / (float)N;
     def.vorton_radius = 0.5f * h;
     eddy_world *w = make_world(&def);
@@ -612,7 +629,8 @@ static buoy_result buoyancy_run(float drho, double body_density, int frames) {
         const eddy_body_state st = body_state(w, id);
         if (f == 1) {
             const double a = D(st.linear_velocity.z) / D(def.dt);
-            r.effective_density = (1.0 - a / g) * D(b.mass) / V;
+            /* (m + C_m rho V) a = (m - rho V) g, C_m = 1/2 (added mass) */
+            r.effective_density = (g - a) / (g + 0.5 * a) * D(b.mass) / V;
         }
         r.z = D(st.position.z);
     }
