@@ -214,7 +214,7 @@ static eddy_world *spinning_world(bool scene_ball, bool stretching, bool tracers
     /* L_body + S is the identity of the seed's exchange, where the body
      * takes every spin the vortons' collisions move; with the flow coupling
      * (the default) the body's spin follows the flow's torque law and the
-     * vortons get its reaction (docs/coupling.md §7), so these tests run the
+     * vortons get its reaction (docs/coupling.md §8), so these tests run the
      * seed's option, EDDY_BODY_COUPLING_TRACERS. */
     def.body_coupling = EDDY_BODY_COUPLING_TRACERS;
     if (!stretching) def.stretch_gain = 0.0f;
@@ -517,7 +517,7 @@ Test(coupling_magnus, curve_ball_deflects_along_omega_cross_v, .timeout = 120) {
                  "no spin", m.differential);
     /* Its final velocity along omega x v is not asserted: with the drag of
      * the flow coupling the sideways velocity the spin gave is damped out as
-     * the spin decays (-0.005 m/s at the end; docs/coupling.md §7). */
+     * the spin decays (-0.005 m/s at the end; docs/coupling.md §8). */
 }
 
 /* box_magnus: the same for a box spinning about y. Its velocity along

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Bodies pushed by the flow (EDDY_BODY_COUPLING_FLOW, docs/coupling.md §7):
+/* Bodies pushed by the flow (EDDY_BODY_COUPLING_FLOW, docs/coupling.md §8):
  * added mass, light bodies at one substep and 30 Hz, the drag curve, the
  * terminal velocity, independence from the tracers, Magnus across tick
  * rates, the impulse readback and external (game-owned) bodies.
@@ -7,7 +7,7 @@
  * The fluid is set up as a new user would (issue 31): still fluid of
  * zero-vorticity vortons 0.1 m apart in a block, smoke tracers between them,
  * a sphere of radius 0.2 m, g 10, dt 1/30, one substep. Every test logs what
- * it measured (--verbose); the figures are in docs/coupling.md §7. */
+ * it measured (--verbose); the figures are in docs/coupling.md §8. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 
@@ -330,7 +330,7 @@ Test(flow_tracers, body_motion_does_not_depend_on_tracers, .timeout = 300) {
  * 30 % of one another. At nu 0.01 the spin's drag takes 97 % of the spin
  * within those 0.5 s, so the Magnus force has done its work; after 1 s
  * (logged) the ball has nearly stopped and its own wake, which differs with
- * the tick rate, moves it more than the spin did (docs/coupling.md §7.3). */
+ * the tick rate, moves it more than the spin did (docs/coupling.md §8.3). */
 static void magnus_deflection(int hz, double spin, double out[2]) {
     fluid_setup f = still_fluid();
     f.dt = 1.0f / (float)hz;

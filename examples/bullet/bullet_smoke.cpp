@@ -2,7 +2,7 @@
 // eddy coupled to Bullet (libbullet-dev): Bullet owns the rigid bodies (a
 // small stack of boxes, a box in a jet, a few balls, the floor and every
 // contact); eddy owns the air, its smoke and a blown jet, and pushes Bullet's
-// bodies through the impulses it reports (docs/integration.md section 9).
+// bodies through the impulses it reports (docs/integration.md section 10).
 //
 // Every frame:
 //   1. each Bullet body's pose and velocities go to its eddy twin, an

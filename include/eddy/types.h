@@ -135,7 +135,7 @@ enum {
     EDDY_MUTATION_EARLY_TRACER_HASH_ALWAYS = 1u << 10,
 };
 
-/* How the fluid pushes bodies (docs/coupling.md §7). */
+/* How the fluid pushes bodies (docs/coupling.md §8). */
 typedef enum eddy_body_coupling {
     /* From the flow (default): each body feels the velocity field around it
      * (the mean over a sphere just outside it and its boundary vortons, which
@@ -152,7 +152,7 @@ typedef enum eddy_body_coupling {
      * the only linear momentum a body gets from the fluid is the tracers'
      * bounce impulse, applied explicitly, and bodies have no added mass. A
      * body's drag then depends on the tracers' number and radius, and light
-     * bodies need substeps (docs/coupling.md §7). */
+     * bodies need substeps (docs/coupling.md §8). */
     EDDY_BODY_COUPLING_TRACERS = 1,
 } eddy_body_coupling;
 
@@ -275,7 +275,7 @@ typedef enum eddy_body_type {
      * step (eddy_world_get_body_impulses) for the game to apply. mass is the
      * game's mass of the body: the reported impulses are those that move a
      * body of that mass as eddy would move a dynamic one (docs/integration.md
-     * section 9). */
+     * section 10). */
     EDDY_BODY_EXTERNAL = 2,
 } eddy_body_type;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The fluid's push on bodies from the flow (EDDY_BODY_COUPLING_FLOW,
- * docs/coupling.md §7): added mass, drag, face pressure, Magnus lift, the
+ * docs/coupling.md §8): added mass, drag, face pressure, Magnus lift, the
  * implicit update that keeps light bodies stable, and the reaction handed
  * back to the vortons.
  *
@@ -45,7 +45,7 @@
  *   DNV-RP-C205 (2010) table A-2; a plate's is larger across it and smaller
  *   along it: one isotropic figure for every polytope).
  *
- * The implicit update (stability: docs/coupling.md §7.2). With M = m + m_a,
+ * The implicit update (stability: docs/coupling.md §8.2). With M = m + m_a,
  * G the other forces (gravity and buoyancy, input), the law's force F(w0)
  * split into its part along w0, -k w0 (k >= 0), and the rest F_perp (lift,
  * Magnus), the body's new velocity solves

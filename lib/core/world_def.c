@@ -42,7 +42,7 @@ eddy_world_def eddy_world_def_default(void) {
     d.spin_gain = 1.0f;
     d.tracer_restitution = 0.01f;
     d.wall_poisoning = EDDY_WALL_POISON_GRID;
-    d.body_coupling = EDDY_BODY_COUPLING_FLOW; /* docs/coupling.md §7 */
+    d.body_coupling = EDDY_BODY_COUPLING_FLOW; /* docs/coupling.md §8 */
     d.flush_denormals = false; /* IEEE gradual underflow: the same on every ISA, wasm included */
     d.hash_every_step = true;
     d.worker_count = 1;
