@@ -331,12 +331,13 @@ typedef struct eddy_body_state {
  *     m (v_after - v_before) = m g dt + buoyancy + linear,
  * and the angular impulse is about the centre of mass. linear holds the
  * drag, lift and Magnus impulses and the reaction of the added mass
- * (-m_a dv), plus, with EDDY_BODY_COUPLING_TRACERS, the tracers' bounces;
- * angular holds the vortons' spin exchange and the faces' pressure torque.
- * buoyancy is -rho_f V g dt (zero for a body without gravity). For an
+ * (-m_a dv); angular the spin drag and a polytope's face torques. With
+ * EDDY_BODY_COUPLING_TRACERS (no laws) linear holds the tracers' bounces and
+ * angular the vortons' spin exchange instead, for every body type. buoyancy
+ * is -rho_f V g dt (zero for a body without gravity). For an
  * EDDY_BODY_EXTERNAL body the same figures for its pose and velocities as
  * the game gave them: the game applies buoyancy + linear and angular to its
- * own body. Kinematic bodies report what the vortons gave them (angular). */
+ * own body. Kinematic bodies report zero with the flow coupling. */
 typedef struct eddy_body_impulse {
     eddy_body_id id;
     eddy_vec3 linear;     /* N s */

@@ -368,18 +368,19 @@ static vorton_rules rules_of(const eddy_world *w, const pose *b) {
     const float size = b->sphere ? b->radius : b->hole ? b->in : b->circum;
     k.spin = 2.0f * d->spin_gain * (2.0f * size / k.r);
     k.shed = d->shedding_gain;
-    /* EDDY_BODY_COUPLING_FLOW: shedding_gain is the relaxation per 1/30 s,
-     * whatever the tick rate, so a body's spin decays at one rate per second
-     * at 30, 60 or 120 Hz (docs/coupling.md §8.3) */
+    /* EDDY_BODY_COUPLING_FLOW, solids: shedding_gain is the relaxation per 1/30 s,
+     * whatever the tick rate, so the wall layer and the wake it sheds relax
+     * at one rate per second at 30, 60 or 120 Hz (docs/coupling.md §8.2) */
     const float h = d->dt / (float)d->substeps;
-    if (d->body_coupling == EDDY_BODY_COUPLING_FLOW && k.shed > 0.0f && k.shed < 1.0f)
+    const bool flow_solid = d->body_coupling == EDDY_BODY_COUPLING_FLOW && !b->hole;
+    if (flow_solid && k.shed > 0.0f && k.shed < 1.0f)
         k.shed = 1.0f - eddy_expf(30.0f * h * eddy_logf(1.0f - k.shed));
     k.layer = 6.0f / (EDDY_PI * k.r * k.r);
     k.w_max = 0.0f;
     /* The wall layer's stability bound (docs/coupling.md §8.2): a vorton
      * turns at |w|/2, by at most one radian per substep, and the bound is
      * the same at every tick rate from 30 Hz up (so is the wake it sheds). */
-    if (d->body_coupling == EDDY_BODY_COUPLING_FLOW) {
+    if (flow_solid) { /* containers keep their calibration (§6.2) */
         const float step = d->dt / (float)d->substeps;
         k.w_max = 2.0f / (step > 1.0f / 30.0f ? step : 1.0f / 30.0f);
     }
