@@ -307,9 +307,9 @@ void eddy_body_flow_update(const eddy_world *w, const body *b, float dt, vec3 ot
         eddy_mass_properties mp;
         if (eddy_shape_mass_properties(&b->def.shape, &mp, NULL, 0) == EDDY_OK && mp.volume > 0.0f) {
             const double density = (double)b->def.mass / (double)mp.volume;
-            const double least = (double)mp.inertia[0][0] < (double)mp.inertia[1][1]
-                                     ? fmin((double)mp.inertia[0][0], (double)mp.inertia[2][2])
-                                     : fmin((double)mp.inertia[1][1], (double)mp.inertia[2][2]);
+            double least = (double)mp.inertia[0][0];
+            for (int c = 1; c < 3; ++c)
+                least = (double)mp.inertia[c][c] < least ? (double)mp.inertia[c][c] : least;
             if (least > 0.0) i_max = 1.0 / (least * density);
         }
     }
