@@ -639,8 +639,8 @@ static bool substep(eddy_world *w, float dt, bool first) {
     PHASE(w, EDDY_PHASE_COLLIDE_VORTONS, ok = eddy_phase_collide_vortons(w));
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_BODIES, eddy_phase_body_forces(w); eddy_phase_find_held_bodies(w);
-                                eddy_phase_integrate_bodies(w, dt); eddy_phase_contain_bodies(w));
-    return true;
+                                ok = eddy_phase_integrate_bodies(w, dt); eddy_phase_contain_bodies(w));
+    return ok;
 }
 
 /* EDDY_VORTON_STEP_HEUN_ADAPTIVE: the substeps the vorticity asks for (1
@@ -710,6 +710,7 @@ static eddy_status world_step_held(eddy_world *w, const eddy_input *input) {
 
     bool ok = true;
     char bad[128] = "";
+    eddy_bodies_begin_step(w); /* what the fluid gives the bodies, from zero */
     PHASE(w, EDDY_PHASE_INPUT, ok = input_apply(w, in));
     PHASE(w, EDDY_PHASE_INPUT, eddy_phase_remove_embedded(w));
     w->step_failure = EDDY_OK;

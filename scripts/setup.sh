@@ -20,6 +20,8 @@ packages+=(libopenvdb-dev libboost-dev libtbb-dev)
 packages+=(mono-mcs mono-runtime)
 # xmllint: the cli_conventions test validates eddy-verify's JUnit XML with it.
 packages+=(libxml2-utils)
+# libbullet-dev: examples/bullet, eddy coupled to the Bullet rigid-body engine (ctest bullet_example).
+packages+=(libbullet-dev)
 # npm: Debian's package, unless an npm is already there (a nodejs from another
 # source bundles its own, and Debian's npm would conflict with it).
 command -v npm >/dev/null 2>&1 || packages+=(npm)

@@ -26,9 +26,14 @@
 
 /* ================================================================ helpers */
 
+/* These tests check the rigid-body integrator against closed forms with no
+ * fluid particles: the seed's coupling (EDDY_BODY_COUPLING_TRACERS) adds
+ * nothing then, while the default flow coupling would add the ambient
+ * fluid's added mass and drag (test_flow.c checks those). */
 static eddy_world_def body_world_def(void) {
     eddy_world_def d = eddy_world_def_default();
     d.worker_count = 1;
+    d.body_coupling = EDDY_BODY_COUPLING_TRACERS;
     return d;
 }
 

@@ -209,9 +209,14 @@ static spin_result run_spinning(eddy_world *w, int frames, const char *label) {
 static eddy_world *spinning_world(bool scene_ball, bool stretching, bool tracers,
                                   float spin_gain) {
     eddy_world *src = scene_world("spinning_ball");
-    if (scene_ball && stretching && tracers && spin_gain == 0.0f) return src;
     eddy_world_def def = *eddy_world_get_def(src);
     def.worker_count = TEST_WORKERS;
+    /* L_body + S is the identity of the seed's exchange, where the body
+     * takes every spin the vortons' collisions move; with the flow coupling
+     * (the default) the body's spin follows the flow's torque law and the
+     * vortons get its reaction (docs/coupling.md §8), so these tests run the
+     * seed's option, EDDY_BODY_COUPLING_TRACERS. */
+    def.body_coupling = EDDY_BODY_COUPLING_TRACERS;
     if (!stretching) def.stretch_gain = 0.0f;
     if (spin_gain != 0.0f) def.spin_gain = spin_gain;
     int nv, nt;
@@ -324,6 +329,7 @@ Test(coupling_momentum, vorton_spin_bookkeeping_is_exact, .timeout = 300) {
  *     does not conserve, besides energy). */
 Test(coupling_momentum, tracer_collisions_conserve_linear_momentum, .timeout = 120) {
     eddy_world_def def = test_def();
+    def.body_coupling = EDDY_BODY_COUPLING_TRACERS; /* the seed's exchange: tracers push */
     def.wind = (eddy_vec3){-3.0f, 0.0f, 0.0f};
     def.gravity = (eddy_vec3){0.0f, 0.0f, 0.0f};
     eddy_world *w = make_world(&def);
@@ -509,8 +515,10 @@ Test(coupling_magnus, curve_ball_deflects_along_omega_cross_v, .timeout = 120) {
     cr_expect_gt(m.direct, 0.02, "curve_ball moved %+.3f m along omega x v", m.direct);
     cr_expect_gt(m.differential, 0.02, "spin moved the ball %+.3f m along omega x v relative to "
                  "no spin", m.differential);
-    cr_expect_geq(m.velocity, 0.0, "velocity along omega x v %+.3f m/s",
-                  m.velocity);
+    /* Its final velocity along omega x v is not asserted: with the drag and
+     * spin drag of the flow coupling the spin decays within the smoke and the
+     * ball's own wake pushes it back (-0.495 m/s at the end; docs/coupling.md
+     * §8). */
 }
 
 /* box_magnus: the same for a box spinning about y. Its velocity along
@@ -553,12 +561,17 @@ static void expect_lift(const char *name) {
         gravity_dv = D(d->gravity.z) * (1.0 - D(d->ambient_density) * D(s0.volume) / D(s0.mass)) *
                      frames * D(d->dt);
     const double lift_dv = D(st.linear_velocity.z) - D(s0.linear_velocity.z) - gravity_dv;
+    const double rise = D(st.position.z) - D(s0.position.z);
     const double drag_dv = ddot(dsub(dv(st.linear_velocity), v0), dunit(v0));
     cr_log_info("%s (%d frames): fluid dv_z = %+.3f m/s (peak v_z %+.3f, gravity part %+.3f), "
                 "dv along flight %+.3f m/s, impulse m dv_z = %+.4f N s, z %.3f -> %.3f",
                 name, frames, lift_dv, peak, gravity_dv, drag_dv, D(s0.mass) * lift_dv,
                 D(s0.position.z), D(st.position.z));
-    cr_expect_gt(lift_dv, 0.05, "%s: lift must be +z, got dv_z %+.3f m/s", name, lift_dv);
+    /* With the flow coupling the drag also damps the vertical velocity the
+     * lift gave, so by the end dv_z is small (+0.02): the lift shows as the
+     * peak upward velocity and the rise (gravity is off for these scenes). */
+    cr_expect_gt(peak, 0.05, "%s: lift must be +z, peak v_z %+.3f m/s", name, peak);
+    cr_expect_gt(rise, 0.05, "%s: lift must raise it, dz %+.3f m", name, rise);
     cr_expect_lt(drag_dv, 0.0, "%s: drag must slow it, dv %+.3f", name, drag_dv);
     eddy_world_destroy(w);
 }
@@ -573,7 +586,8 @@ Test(coupling_lift, airfoil_gets_positive_lift, .timeout = 120) { expect_lift("a
  * with density deviation drho, and a sphere (R 0.25) of density rho_b at the
  * centre, gravity on, no tracers (so no drag: vortons exchange angular
  * momentum only). Returns the body's z after `frames` frames and the fluid
- * density its first-frame acceleration implies, rho = (1 - a/g) m / V. */
+ * density its first-frame acceleration implies with the sphere's added mass,
+ * rho = (g - a) / (g + a/2) m / V. */
 typedef struct buoy_result {
     double z, effective_density;
 } buoy_result;
@@ -581,6 +595,10 @@ typedef struct buoy_result {
 static buoy_result buoyancy_run(float drho, double body_density, int frames) {
     enum { N = 16 };
     eddy_world_def def = test_def();
+    /* Inviscid, so the drag of the flow coupling is zero at rest (Cd 0.44
+     * times a zero speed) and the first step shows buoyancy and added mass
+     * alone; with nu the implicit Stokes drag takes 1.6 % of that step. */
+    def.viscosity = 0.0f;
     const float h = 2.0f / (float)N;
     def.vorton_radius = 0.5f * h;
     eddy_world *w = make_world(&def);
@@ -612,7 +630,8 @@ static buoy_result buoyancy_run(float drho, double body_density, int frames) {
         const eddy_body_state st = body_state(w, id);
         if (f == 1) {
             const double a = D(st.linear_velocity.z) / D(def.dt);
-            r.effective_density = (1.0 - a / g) * D(b.mass) / V;
+            /* (m + C_m rho V) a = (m - rho V) g, C_m = 1/2 (added mass) */
+            r.effective_density = (g - a) / (g + 0.5 * a) * D(b.mass) / V;
         }
         r.z = D(st.position.z);
     }
@@ -688,47 +707,76 @@ static double layer_quantile(eddy_world *w, int sign, double q) {
 }
 
 /* buoyant_ball: a ball of the ambient density starts in the light layer above
- * the heavy one, in a closed box. It must settle between the layers: from the
- * scene's default frames to 60 frames later its centre stays above the top
- * of the heavy layer (90% of the heavy vortons below) and below the bottom of
- * the light layer (90% of the light vortons above), and it comes to rest
- * (RMS v_z over the last 60 frames < 0.1 m/s: in the gap the ball bobs at the
- * layers' buoyancy frequency, period about 50 frames, so one frame's v_z says
- * where in the swing it was sampled). The layers themselves drift toward the floor
- * and the lid over the run (docs/coupling.md), so the band is measured, not
- * fixed at the initial interface. The band is widened by 2 cm on each side
- * (a quarter of the layers' vorton spacing, 1 m / 2048^(1/3) = 7.9 cm: the
- * quantiles locate a layer's edge no better): with the normalised PSE (issue
- * 35) the layers' rho' diffuses at the diffusivity set, the interface is
- * wider, and at frame 540 the ball's centre was 5.7 mm below the heavy
- * layer's 90 % quantile (z -0.3544 against -0.3487), inside it at every other
- * check. */
-Test(coupling_buoyancy, buoyant_ball_settles_between_layers, .timeout = 120) {
+ * the heavy one, in a closed box. Archimedes: it must sink out of the light
+ * fluid and settle where the fluid around it is as dense as it is, and stay
+ * in the fluid (off the floor and the lid). The density of the fluid around
+ * it is read from the buoyancy impulse the step reports (rho_f = |buoyancy| /
+ * (V g dt), the six samples of lib/bodies/buoyancy.c): 0.41 at the start
+ * (the light layer, rho' -0.6), and from the scene's default frames (240) to
+ * frame 540 within 0.2 of the ball's 1.0 (a sixth of the layers' contrast,
+ * 1.2). It comes to rest: RMS v_z over the last 60 frames < 0.1 m/s (in the
+ * gap the ball bobs at the layers' buoyancy frequency, period about 50
+ * frames, so one frame's v_z says where in the swing it was sampled).
+ *
+ * Not asserted: that the ball's centre lies between the layers' quantiles
+ * (90 % of the heavy vortons below it, 90 % of the light ones above). The
+ * layers do not stay sharp: the normalised PSE diffuses rho' at the
+ * diffusivity set, the layers drift toward the floor and the lid
+ * (docs/coupling.md), and the interface mixes where the ball passed. With
+ * the flow coupling (default) and the normalised PSE the heavy layer's 90 %
+ * quantile rose from -0.17 at frame 360 to +0.55 at frame 480 while the
+ * ball, at z -0.35 to -0.47, sat in fluid of its own density (rho_f 0.92 to
+ * 1.12): the quantiles then say nothing about where the fluid matches the
+ * ball. They are logged. Measured rho_f ranges from frame 240 to 540, for
+ * each diffusion and coupling: normalised/flow 0.922-1.120, seed/flow
+ * 0.926-1.099, normalised/tracers 0.918-1.094, seed/tracers 0.946-1.118. */
+Test(coupling_buoyancy, buoyant_ball_settles_where_the_fluid_matches_it, .timeout = 120) {
     const char *name = "buoyant_ball";
     eddy_world *w = scene_world(name);
     const eddy_body_id id = first_body(w);
-    /* Twice the scene's frames: with stretching on and one step per frame
-     * (docs/coupling.md §6.2) the ball overshoots into the light layer and
-     * is in the gap from about frame 480 (measured 480-540: z 0.25-0.54). */
-    const int settle = 2 * scene_frames(name), end = settle + 60;
-    int outside = 0;
-    double vz = 0.0, vz2 = 0.0;
+    const eddy_body_state st0 = body_state(w, id);
+    const double rho_b = D(st0.mass) / D(st0.volume);
+    const eddy_world_def *def = eddy_world_get_def(w);
+    const double g = sqrt(D(def->gravity.x) * D(def->gravity.x) + D(def->gravity.y) * D(def->gravity.y) +
+                          D(def->gravity.z) * D(def->gravity.z)),
+                 dt = D(def->dt);
+    const int settle = scene_frames(name), end = 2 * scene_frames(name) + 60;
+    double vz2 = 0.0, vz = 0.0, rho_first = 0.0, rho_lo = 1e30, rho_hi = -1e30;
+    int off = 0;
     for (int f = 1; f <= end; ++f) {
         step_scene(w, name);
         const eddy_body_state st = body_state(w, id);
-        const double z = D(st.position.z);
+        eddy_body_impulse im[16];
+        const int n = eddy_world_get_body_impulses(w, im, 16);
+        double rho_f = -1.0;
+        for (int k = 0; k < n; ++k)
+            if (im[k].id.index1 == id.index1 && im[k].id.generation == id.generation)
+                rho_f = fabs(D(im[k].buoyancy.z)) / (D(st.volume) * g * dt);
+        cr_assert_geq(rho_f, 0.0, "%s: no impulse record for the ball at frame %d", name, f);
+        if (f == 1) rho_first = rho_f;
         vz = D(st.linear_velocity.z);
-        if (f > settle) vz2 += vz * vz;
-        if (f < settle || f % 10 != 0) continue;
-        const double heavy_top = layer_quantile(w, +1, 0.9), light_bottom = layer_quantile(w, -1, 0.1);
-        cr_log_info("%s f%3d: ball z %+.4f, heavy layer top %+.4f, light layer bottom %+.4f, v_z %+.4f",
-                    name, f, z, heavy_top, light_bottom, vz);
-        if (!(z > heavy_top - 0.02 && z < light_bottom + 0.02)) ++outside;
+        if (f > end - 60) vz2 += vz * vz;
+        if (f < settle) continue;
+        rho_lo = rho_f < rho_lo ? rho_f : rho_lo;
+        rho_hi = rho_f > rho_hi ? rho_f : rho_hi;
+        const double z = D(st.position.z);
+        if (!(z > -0.75 && z < 0.75)) ++off;
+        if (f % 30 == 0)
+            cr_log_info("%s f%3d: ball z %+.4f, rho_f %.3f, heavy layer top %+.4f, light layer "
+                        "bottom %+.4f, v_z %+.4f",
+                        name, f, z, rho_f, layer_quantile(w, +1, 0.9), layer_quantile(w, -1, 0.1),
+                        vz);
     }
-    cr_expect_eq(outside, 0, "%s: the ball left the gap between the layers at %d checks", name,
-                 outside);
-    const double vz_rms = sqrt(vz2 / (end - settle));
-    cr_log_info("%s: RMS v_z over frames %d-%d %.4f m/s", name, settle + 1, end, vz_rms);
+    cr_log_info("%s: rho_f %.3f at frame 1, %.3f to %.3f from frame %d to %d (ball %.3f)", name,
+                rho_first, rho_lo, rho_hi, settle, end, rho_b);
+    cr_expect_lt(rho_first, rho_b - 0.4, "%s: the ball did not start in the light layer "
+                 "(rho_f %.3f)", name, rho_first);
+    cr_expect(rho_lo > rho_b - 0.2 && rho_hi < rho_b + 0.2,
+              "%s: the fluid around the ball ranged %.3f to %.3f, not within 0.2 of its %.3f",
+              name, rho_lo, rho_hi, rho_b);
+    cr_expect_eq(off, 0, "%s: the ball reached the floor or the lid at %d frames", name, off);
+    const double vz_rms = sqrt(vz2 / 60.0);
+    cr_log_info("%s: RMS v_z over the last 60 frames %.4f m/s", name, vz_rms);
     cr_expect_lt(vz_rms, 0.1, "%s: still moving, RMS v_z %.3f m/s (last %+.3f)", name, vz_rms, vz);
     eddy_world_destroy(w);
 }

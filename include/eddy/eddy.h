@@ -99,6 +99,11 @@ EDDY_API int eddy_world_body_count(const eddy_world *world);   /* live bodies */
 EDDY_API int eddy_world_get_body_ids(const eddy_world *world, eddy_body_id *out, int capacity);
 EDDY_API eddy_status eddy_world_get_body(const eddy_world *world, eddy_body_id id,
                                          eddy_body_state *out);
+/* What the fluid gave every live body during the last step (eddy_body_impulse,
+ * types.h), in id order; returns the number written (<= capacity). Zero
+ * before the first step and after a restore, until the next step. */
+EDDY_API int eddy_world_get_body_impulses(const eddy_world *world, eddy_body_impulse *out,
+                                          int capacity);
 /* Ids created by EDDY_BODY_CREATE / EDDY_EMITTER_CREATE commands of the last
  * step, in command order; return the number written (<= capacity). */
 EDDY_API int eddy_world_created_bodies(const eddy_world *world, eddy_body_id *out, int capacity);

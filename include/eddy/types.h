@@ -174,6 +174,27 @@ enum {
     EDDY_MUTATION_EARLY_TRACER_HASH_ALWAYS = 1u << 10,
 };
 
+/* How the fluid pushes bodies (docs/coupling.md §8). */
+typedef enum eddy_body_coupling {
+    /* From the flow (default): each body feels the velocity field around it
+     * (the mean over a sphere just outside it and its boundary vortons, which
+     * is the flow there without the body's own near field), through a drag
+     * law on the relative velocity (the standard sphere drag curve; for a
+     * polytope, pressure on each face), a Magnus lift on its spin, buoyancy,
+     * and the added mass of the fluid it accelerates (C_m 1/2 for a sphere,
+     * 0.67 for a polytope). The drag is implicit, so light bodies are stable
+     * at one substep. Tracers are still pushed out of bodies but give them
+     * nothing: their number and radius change no body's motion. Vortons
+     * still exchange spin (angular momentum) with the bodies they touch. */
+    EDDY_BODY_COUPLING_FLOW = 0,
+    /* The seed's exchange, kept for fidelity to it (ALGORITHM.md, Part 4):
+     * the only linear momentum a body gets from the fluid is the tracers'
+     * bounce impulse, applied explicitly, and bodies have no added mass. A
+     * body's drag then depends on the tracers' number and radius, and light
+     * bodies need substeps (docs/coupling.md §8). */
+    EDDY_BODY_COUPLING_TRACERS = 1,
+} eddy_body_coupling;
+
 typedef enum eddy_wall_poisoning {
     EDDY_WALL_POISON_NONE = 0,
     /* every grid point near a wall removes the wall-normal component of the
@@ -229,6 +250,7 @@ typedef struct eddy_world_def {
                                    |.| <= EDDY_MAX_GAIN */
     float tracer_restitution;   /* normal restitution of tracers at walls (default 0.01) */
     eddy_wall_poisoning wall_poisoning;
+    eddy_body_coupling body_coupling; /* (default EDDY_BODY_COUPLING_FLOW) */
     /* floating point: flush denormals (FTZ+DAZ / FPCR.FZ) while stepping (default false:
      * denormals kept, the one mode every platform computes alike; WebAssembly cannot
      * flush and refuses true; docs/determinism.md, "Denormals") */
@@ -287,6 +309,15 @@ typedef struct eddy_shape {
 typedef enum eddy_body_type {
     EDDY_BODY_DYNAMIC = 0,    /* moved by forces, fluid and gravity */
     EDDY_BODY_KINEMATIC = 1,  /* pose and velocity come from the input each frame */
+    /* Owned by the game's own physics engine: pose and velocities come from
+     * the input each frame (EDDY_BODY_SET_KINEMATIC), eddy integrates
+     * nothing (the pose stays where the game put it), pushes the fluid as a
+     * kinematic body does, and reports what the fluid gave it during the
+     * step (eddy_world_get_body_impulses) for the game to apply. mass is the
+     * game's mass of the body: the reported impulses are those that move a
+     * body of that mass as eddy would move a dynamic one (docs/integration.md
+     * section 10). */
+    EDDY_BODY_EXTERNAL = 2,
 } eddy_body_type;
 
 typedef struct eddy_body_def {
@@ -334,6 +365,26 @@ typedef struct eddy_body_state {
     float volume;
     float temperature;
 } eddy_body_state;
+
+/* What the fluid gave a body during the last step (all substeps), in the
+ * world frame, read by eddy_world_get_body_impulses. For a dynamic body with
+ * gravity and no container wall or input acting,
+ *     m (v_after - v_before) = m g dt + buoyancy + linear,
+ * and the angular impulse is about the centre of mass. linear holds the
+ * drag, lift and Magnus impulses and the reaction of the added mass
+ * (-m_a dv); angular the spin drag and a polytope's face torques. With
+ * EDDY_BODY_COUPLING_TRACERS (no laws) linear holds the tracers' bounces and
+ * angular the vortons' spin exchange instead, for every body type. buoyancy
+ * is -rho_f V g dt (zero for a body without gravity). For an
+ * EDDY_BODY_EXTERNAL body the same figures for its pose and velocities as
+ * the game gave them: the game applies buoyancy + linear and angular to its
+ * own body. Kinematic bodies report zero with the flow coupling. */
+typedef struct eddy_body_impulse {
+    eddy_body_id id;
+    eddy_vec3 linear;     /* N s */
+    eddy_vec3 angular;    /* N m s */
+    eddy_vec3 buoyancy;   /* N s */
+} eddy_body_impulse;
 
 /* A vorton as seen through the API. Vorticity is omega (not omega/2). */
 typedef struct eddy_vorton {
@@ -397,7 +448,8 @@ typedef enum eddy_body_command_type {
     EDDY_BODY_TORQUE = 4,        /* vector (N m), for this step */
     EDDY_BODY_IMPULSE = 5,       /* vector (N s) at world point `point` */
     EDDY_BODY_ANGULAR_IMPULSE = 6, /* vector (N m s) */
-    EDDY_BODY_SET_KINEMATIC = 7, /* kinematic bodies: position, orientation, velocities */
+    EDDY_BODY_SET_KINEMATIC = 7, /* kinematic and external bodies: position, orientation,
+                                    velocities */
 } eddy_body_command_type;
 
 typedef struct eddy_body_command {

@@ -12,7 +12,14 @@
  * world-frame inverse inertia Iw^-1 = R Ib^-1 R^T is recomputed from each
  * orientation used, then v = p1 / m and w = Iw^-1 L1. Kinematic bodies
  * move with the velocities the input gave them and ignore forces and
- * impulses (infinite mass). */
+ * impulses (infinite mass).
+ *
+ * With EDDY_BODY_COUPLING_FLOW (the default) the linear update of a dynamic
+ * body is the implicit one of lib/bodies/flow_forces.c (added mass, drag and
+ * lift from the flow around it), p1 = m v1, x += dt (v0 + v1) / 2, and its
+ * faces' pressure torque joins L1; the fluid gets the reaction. External
+ * bodies (the game's) get the same computation for their own pose and
+ * velocities, reported (eddy_world_get_body_impulses) and not applied. */
 #include "bodies/bodies.h"
 #include "bodies/geometry.h"
 #include "runtime/vmath.h"
@@ -122,7 +129,8 @@ eddy_status eddy_body_def_check(eddy_world *w, const eddy_body_def *d) {
         eddy_world_set_error(w, "body def was not initialised with eddy_body_def_default()");
         return EDDY_ERROR_INVALID_DEF;
     }
-    if (d->type != EDDY_BODY_DYNAMIC && d->type != EDDY_BODY_KINEMATIC) {
+    if (d->type != EDDY_BODY_DYNAMIC && d->type != EDDY_BODY_KINEMATIC &&
+        d->type != EDDY_BODY_EXTERNAL) {
         eddy_world_set_error(w, "body type %d is not an eddy_body_type", (int)d->type);
         return EDDY_ERROR_INVALID_DEF;
     }
@@ -237,6 +245,7 @@ bool eddy_body_rebuild_derived(body *b) {
     b->vertices = eddy_alloc((size_t)n * sizeof *b->vertices);
     if (!b->vertices) return false;
     b->vertex_count = eddy_shape_vertices(&b->def.shape, b->vertices, n);
+    eddy_body_faces(b);
     return true;
 }
 
@@ -411,7 +420,7 @@ static eddy_status command_check(eddy_world *w, const eddy_body_command *c, int 
                              name, (int)c->body.index1, (unsigned)c->body.generation);
         return EDDY_ERROR_NOT_FOUND;
     }
-    if (c->type == EDDY_BODY_SET_KINEMATIC && b->def.type != EDDY_BODY_KINEMATIC) {
+    if (c->type == EDDY_BODY_SET_KINEMATIC && b->def.type == EDDY_BODY_DYNAMIC) {
         eddy_world_set_error(w, "body command %d (set kinematic) sets the pose of a dynamic body",
                              k);
         return EDDY_ERROR_INVALID_ARGUMENT;
@@ -521,12 +530,10 @@ bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in) {
 }
 
 /* ---------------------------------------------------------------- integration */
-static void integrate_dynamic(body *b, float dt) {
-    const vec3 force = v3_add(v3_load(b->force), v3_load(b->input_force));
-    const vec3 torque = v3_add(v3_load(b->torque), v3_load(b->input_torque));
-    const vec3 p0 = v3_load(b->linear_momentum);
-    const vec3 p1 = v3_add(p0, v3_scale(force, dt));
-    set3(b->position, v3_add(v3_load(b->position), v3_scale(v3_add(p0, p1), 0.5f * dt * b->inv_mass)));
+static void add3(float d[3], vec3 v) { d[0] += v.x; d[1] += v.y; d[2] += v.z; }
+
+/* The angular part of the midpoint rule (D9) with the torque given. */
+static void integrate_rotation(body *b, vec3 torque, float dt) {
     const vec3 l0 = v3_load(b->angular_momentum);
     const vec3 l1 = v3_add(l0, v3_scale(torque, dt));
     /* Midpoint rule: the angular velocity of the mid-step momentum, taken
@@ -542,10 +549,49 @@ static void integrate_dynamic(body *b, float dt) {
     const quat q = q_integrate(q0, w_mid, dt);
     b->orientation[0] = q.x; b->orientation[1] = q.y; b->orientation[2] = q.z; b->orientation[3] = q.w;
     body_update_frame(b);
-    set3(b->linear_momentum, p1);
     set3(b->angular_momentum, l1);
-    set3(b->linear_velocity, v3_scale(p1, b->inv_mass));
     set3(b->angular_velocity, body_iw_mul(b, l1));
+}
+
+static void integrate_dynamic(body *b, float dt) {
+    const vec3 force = v3_add(v3_load(b->force), v3_load(b->input_force));
+    const vec3 torque = v3_add(v3_load(b->torque), v3_load(b->input_torque));
+    const vec3 p0 = v3_load(b->linear_momentum);
+    const vec3 p1 = v3_add(p0, v3_scale(force, dt));
+    set3(b->position, v3_add(v3_load(b->position), v3_scale(v3_add(p0, p1), 0.5f * dt * b->inv_mass)));
+    integrate_rotation(b, torque, dt);
+    set3(b->linear_momentum, p1);
+    set3(b->linear_velocity, v3_scale(p1, b->inv_mass));
+}
+
+/* EDDY_BODY_COUPLING_FLOW: the implicit linear update with the flow's push
+ * (flow_forces.c); returns the fluid's linear impulse. */
+static vec3 integrate_dynamic_flow(const eddy_world *w, body *b, float dt) {
+    const vec3 force = v3_add(v3_load(b->force), v3_load(b->input_force));
+    eddy_flow_update f;
+    eddy_body_flow_update(w, b, dt, force, &f);
+    const vec3 v0 = v3_load(b->linear_velocity);
+    set3(b->position, v3_add(v3_load(b->position), v3_scale(v3_add(v0, f.velocity), 0.5f * dt)));
+    const vec3 torque = v3_add(v3_load(b->torque), v3_load(b->input_torque));
+    integrate_rotation(b, v3_add(torque, v3_scale(f.angular_impulse, 1.0f / dt)), dt);
+    const vec3 p1 = v3_scale(f.velocity, b->def.mass);
+    set3(b->linear_momentum, p1);
+    set3(b->linear_velocity, v3_scale(p1, b->inv_mass));
+    add3(b->fluid_angular, f.angular_impulse);
+    set3(b->flow_angular, f.angular_impulse);
+    return f.impulse;
+}
+
+/* An external body: what the fluid would give it, reported, not applied. */
+static vec3 external_flow(const eddy_world *w, body *b, float dt) {
+    const vec3 g = {w->gravity.x, w->gravity.y, w->gravity.z};
+    vec3 force = {0.0f, 0.0f, 0.0f};
+    if (b->buoyant) force = v3_scale(g, b->def.mass - b->fluid_density * b->volume);
+    eddy_flow_update f;
+    eddy_body_flow_update(w, b, dt, force, &f);
+    add3(b->fluid_angular, f.angular_impulse);
+    set3(b->flow_angular, f.angular_impulse);
+    return f.impulse;
 }
 
 static void integrate_kinematic(body *b, float dt) {
@@ -556,18 +602,43 @@ static void integrate_kinematic(body *b, float dt) {
     body_update_frame(b);
 }
 
-void eddy_phase_integrate_bodies(eddy_world *w, float dt) {
+bool eddy_phase_integrate_bodies(eddy_world *w, float dt) {
+    const bool flow = w->def.body_coupling == EDDY_BODY_COUPLING_FLOW;
+    const vec3 g = {w->gravity.x, w->gravity.y, w->gravity.z};
     for (int i = 0; i < w->body_count; ++i) {
         body *b = &w->bodies[i];
         if (!b->alive) continue;
+        if (b->buoyant)
+            add3(b->fluid_buoyancy, v3_scale(g, -b->fluid_density * b->volume * dt));
         const eddy_body_pose old = eddy_body_pose_of(b);
-        if (b->def.type == EDDY_BODY_DYNAMIC)
+        vec3 j = {0.0f, 0.0f, 0.0f};
+        const bool pushed = flow && !b->def.shape.hole;
+        if (b->def.type == EDDY_BODY_DYNAMIC && pushed)
+            j = integrate_dynamic_flow(w, b, dt);
+        else if (b->def.type == EDDY_BODY_DYNAMIC)
             integrate_dynamic(b, dt);
-        else
+        else if (b->def.type == EDDY_BODY_KINEMATIC)
             integrate_kinematic(b, dt);
+        else if (pushed)
+            j = external_flow(w, b, dt);
+        add3(b->fluid_linear, j);
+        if (pushed && b->def.type != EDDY_BODY_KINEMATIC &&
+            !eddy_body_flow_reaction(w, b, v3_scale(j, -1.0f),
+                                     v3_scale(v3_load(b->flow_angular), -1.0f)))
+            return false;
         eddy_carry_interior(w, b, &old); /* containers move what they hold */
         memset(b->force, 0, sizeof b->force);
         memset(b->torque, 0, sizeof b->torque);
+    }
+    return true;
+}
+
+void eddy_bodies_begin_step(eddy_world *w) {
+    for (int i = 0; i < w->body_count; ++i) {
+        body *b = &w->bodies[i];
+        memset(b->fluid_linear, 0, sizeof b->fluid_linear);
+        memset(b->fluid_angular, 0, sizeof b->fluid_angular);
+        memset(b->fluid_buoyancy, 0, sizeof b->fluid_buoyancy);
     }
 }
 
@@ -583,6 +654,8 @@ void eddy_bodies_end_step(eddy_world *w) {
 
 /* Apply a linear and angular impulse and heat from the fluid (collide.c). */
 void eddy_body_receive(body *b, vec3 linear, vec3 angular, float heat) {
+    add3(b->fluid_linear, linear);
+    add3(b->fluid_angular, angular);
     if (b->inv_mass != 0.0f) {
         vec3 p = v3_add(v3_load(b->linear_momentum), linear);
         set3(b->linear_momentum, p);
@@ -624,6 +697,21 @@ eddy_status eddy_world_get_body(const eddy_world *w, eddy_body_id id, eddy_body_
     out->volume = b->volume;
     out->temperature = b->temperature;
     return EDDY_OK;
+}
+
+int eddy_world_get_body_impulses(const eddy_world *w, eddy_body_impulse *out, int capacity) {
+    if (!w || !out) return 0;
+    int n = 0;
+    for (int i = 0; i < w->body_count && n < capacity; ++i) {
+        const body *b = &w->bodies[i];
+        if (!b->alive) continue;
+        out[n].id = (eddy_body_id){i + 1, b->generation};
+        out[n].linear = v3_to(v3_load(b->fluid_linear));
+        out[n].angular = v3_to(v3_load(b->fluid_angular));
+        out[n].buoyancy = v3_to(v3_load(b->fluid_buoyancy));
+        ++n;
+    }
+    return n;
 }
 
 int eddy_world_created_bodies(const eddy_world *w, eddy_body_id *out, int capacity) {

@@ -25,7 +25,7 @@ bool eddy_phase_collide_tracers(eddy_world *w);   /* false: out of memory */
 bool eddy_phase_collide_vortons(eddy_world *w);
 void eddy_phase_poison_density_gradient(eddy_world *w);
 void eddy_phase_body_forces(eddy_world *w);
-void eddy_phase_integrate_bodies(eddy_world *w, float dt);
+bool eddy_phase_integrate_bodies(eddy_world *w, float dt); /* false: out of memory */
 /* Containers hold their bodies (contain.c): find the holders before the
  * integration, resolve the walls after it. */
 void eddy_phase_find_held_bodies(eddy_world *w);
@@ -37,6 +37,21 @@ eddy_status eddy_body_def_check(eddy_world *w, const eddy_body_def *def);
 void eddy_bodies_free(eddy_world *w);
 void eddy_bodies_end_step(eddy_world *w); /* clears input forces */
 void eddy_body_receive(body *b, vec3 linear, vec3 angular, float heat);
+/* The flow's push on bodies (flow_forces.c, EDDY_BODY_COUPLING_FLOW). */
+typedef struct eddy_flow_update {
+    vec3 velocity;        /* the body's velocity at the end of the substep */
+    vec3 impulse;         /* the fluid's linear impulse: m (v1 - v0) - dt other_force */
+    vec3 angular_impulse; /* the faces' pressure torque over the substep, bounded */
+} eddy_flow_update;
+void eddy_body_faces(body *b);
+float eddy_body_flow_radius(const eddy_world *w, const body *b);
+vec3 eddy_body_flow_velocity(const eddy_world *w, const body *b);
+float eddy_body_added_mass(const body *b, float fluid_density);
+void eddy_body_flow_update(const eddy_world *w, const body *b, float dt, vec3 other_force,
+                           eddy_flow_update *out);
+/* hands -impulse, -angular to the vortons around b; false: out of memory */
+bool eddy_body_flow_reaction(eddy_world *w, const body *b, vec3 impulse, vec3 angular);
+void eddy_bodies_begin_step(eddy_world *w); /* zeroes what the fluid gave the bodies */
 /* Recompute what is derived from the def and the orientation (rotation,
  * world inverse inertia, vertex cache); false: out of memory. */
 bool eddy_body_rebuild_derived(body *b);

@@ -91,10 +91,17 @@ void eddy_phase_body_forces(eddy_world *w) {
     const vec3 gu = v3_normalize(g);
     for (int s = 0; s < w->body_count; ++s) {
         body *b = &w->bodies[s];
-        if (!b->alive || b->def.type != EDDY_BODY_DYNAMIC || !b->def.gravity) continue;
+        b->buoyant = false;
+        b->fluid_density = w->def.ambient_density;
+        if (!b->alive || b->def.type == EDDY_BODY_KINEMATIC) continue;
+        const bool solid = !b->def.shape.hole;
+        /* the added mass needs the fluid's density whether gravity acts or not */
+        if (solid) b->fluid_density = w->def.ambient_density + surrounding_rho(w, b, gu);
+        if (!b->def.gravity) continue;
+        b->buoyant = solid;
+        if (b->def.type != EDDY_BODY_DYNAMIC) continue;
         float displaced = 0.0f;
-        if (!b->def.shape.hole)
-            displaced = (w->def.ambient_density + surrounding_rho(w, b, gu)) * b->volume;
+        if (solid) displaced = b->fluid_density * b->volume;
         const vec3 f = v3_scale(g, b->def.mass - displaced);
         b->force[0] += f.x;
         b->force[1] += f.y;

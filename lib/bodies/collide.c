@@ -348,6 +348,7 @@ static void tracer_chunk(int chunk, int begin, int end, void *context) {
 /* ---------------------------------------------------------------- vortons */
 typedef struct vorton_rules {
     float r, reach, rho0, t0, volume, spin, shed, heat_gain, cf;
+    float w_max; /* bound on |w1| (EDDY_BODY_COUPLING_FLOW), or 0: none */
     float layer; /* a container wall layer's slip-cancelling scale, 6 / (pi r^2) */
 } vorton_rules;
 
@@ -367,7 +368,22 @@ static vorton_rules rules_of(const eddy_world *w, const pose *b) {
     const float size = b->sphere ? b->radius : b->hole ? b->in : b->circum;
     k.spin = 2.0f * d->spin_gain * (2.0f * size / k.r);
     k.shed = d->shedding_gain;
+    /* EDDY_BODY_COUPLING_FLOW, solids: shedding_gain is the relaxation per 1/30 s,
+     * whatever the tick rate, so the wall layer and the wake it sheds relax
+     * at one rate per second at 30, 60 or 120 Hz (docs/coupling.md §8.2) */
+    const float h = d->dt / (float)d->substeps;
+    const bool flow_solid = d->body_coupling == EDDY_BODY_COUPLING_FLOW && !b->hole;
+    if (flow_solid && k.shed > 0.0f && k.shed < 1.0f)
+        k.shed = 1.0f - eddy_expf(30.0f * h * eddy_logf(1.0f - k.shed));
     k.layer = 6.0f / (EDDY_PI * k.r * k.r);
+    k.w_max = 0.0f;
+    /* The wall layer's stability bound (docs/coupling.md §8.2): a vorton
+     * turns at |w|/2, by at most one radian per substep, and the bound is
+     * the same at every tick rate from 30 Hz up (so is the wake it sheds). */
+    if (flow_solid) { /* containers keep their calibration (§6.2) */
+        const float step = d->dt / (float)d->substeps;
+        k.w_max = 2.0f / (step > 1.0f / 30.0f ? step : 1.0f / 30.0f);
+    }
     k.cf = d->fluid_specific_heat;
     float g = b->conductivity * k.r * 0.03f * k.cf;
     k.heat_gain = g < 0.5f ? g : 0.5f;
@@ -393,7 +409,11 @@ static void vorton_hit(const vorton_rules *k, const pose *b, const contact *c, p
     const vec3 rho = v3_scale(c->n, -len);
     /* |w1| per |dv x rho|: 3 |rho| / r^3 alone, 6 / (pi r^2) in a wall layer */
     const float scale = b->hole ? k->layer : 3.0f * len / (k->r * k->r * k->r);
-    const vec3 w1 = v3_add(v3_scale(v3_cross(slip, rho), scale), v3_scale(b->w, k->spin));
+    vec3 w1 = v3_add(v3_scale(v3_cross(slip, rho), scale), v3_scale(b->w, k->spin));
+    if (k->w_max > 0.0f) {
+        const float m1 = v3_length(w1);
+        if (m1 > k->w_max) w1 = v3_scale(w1, k->w_max / m1);
+    }
     const vec3 w_old = {a->wx[i], a->wy[i], a->wz[i]};
     const vec3 w_new = v3_add(w_old, v3_scale(v3_sub(w1, w_old), k->shed));
     /* heat: T = T0 rho0 / (rho0 + rho') */
@@ -572,7 +592,17 @@ static bool collide_all(eddy_world *w, particle_array *a, chunk_fn *fn) {
         for (int k = 0; k < count; ++k) {
             impulse *row = partials + (size_t)k * (size_t)n;
             eddy_reduce_tree(&w->tasks, row, n, sizeof *row, combine_impulse);
-            receive(&w->bodies[order[k] % w->body_count], &row[0]);
+            /* EDDY_BODY_COUPLING_FLOW: tracers push no body (the flow does) */
+            body *target = &w->bodies[order[k] % w->body_count];
+            if (w->def.body_coupling == EDDY_BODY_COUPLING_TRACERS)
+                receive(target, &row[0]);
+            else if (a != &w->tracers) { /* tracers push no body: the flow does */
+                /* the vortons' spin goes to the fluid only: the body's spin
+                 * follows the flow's torque law (flow_forces.c), whose
+                 * reaction the vortons get back; heat still crosses */
+                for (int c = 0; c < 3; ++c) row[0].angular[c] = 0.0;
+                receive(target, &row[0]);
+            }
         }
     }
     return true;

@@ -303,12 +303,25 @@ typedef struct body {
      * of this substep, 0 for none (lib/bodies/contain.c); recomputed every
      * substep, so not state. */
     int held_by;
+    /* What the fluid gave the body during this step (eddy_body_impulse):
+     * zeroed at the start of every step, summed over its substeps; an
+     * output, not state (never hashed or snapshotted). */
+    float fluid_linear[3], fluid_angular[3], fluid_buoyancy[3];
+    /* This substep's fluid around the body (lib/bodies/buoyancy.c): the
+     * displaced density rho_f and whether buoyancy acts; not state. */
+    float fluid_density;
+    bool buoyant;
+    float flow_angular[3]; /* this substep's angular impulse from the flow's laws */
     float volume;
     float circumradius;        /* broad phase, solids */
     float inradius;            /* broad phase, holes */
     /* derived from def.shape (not state; rebuilt by eddy_body_rebuild_derived) */
     eddy_vec3 *vertices;       /* body frame, polytopes only */
     int vertex_count;
+    /* faces of a polytope (lib/bodies/flow_forces.c): area and centroid per
+     * plane, body frame; derived from def.shape, not state */
+    float face_area[EDDY_MAX_PLANES];
+    eddy_vec3 face_centroid[EDDY_MAX_PLANES];
 } body;
 
 typedef enum wall_poisoning {

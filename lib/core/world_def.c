@@ -43,6 +43,7 @@ eddy_world_def eddy_world_def_default(void) {
     d.spin_gain = 1.0f;
     d.tracer_restitution = 0.01f;
     d.wall_poisoning = EDDY_WALL_POISON_GRID;
+    d.body_coupling = EDDY_BODY_COUPLING_FLOW; /* docs/coupling.md §8 */
     d.flush_denormals = false; /* IEEE gradual underflow: the same on every ISA, wasm included */
     d.hash_every_step = true;
     d.worker_count = 1;
@@ -144,6 +145,9 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
     DEF_CHECK(d->wall_poisoning >= EDDY_WALL_POISON_NONE &&
                   d->wall_poisoning <= EDDY_WALL_POISON_VORTON_HITS,
               "wall_poisoning %d is not an eddy_wall_poisoning", (int)d->wall_poisoning);
+    DEF_CHECK(d->body_coupling >= EDDY_BODY_COUPLING_FLOW &&
+                  d->body_coupling <= EDDY_BODY_COUPLING_TRACERS,
+              "body_coupling %d is not an eddy_body_coupling", (int)d->body_coupling);
     DEF_CHECK(EDDY_FPENV_CAN_FLUSH || !d->flush_denormals,
               "flush_denormals: this platform (WebAssembly) cannot flush denormals");
     DEF_CHECK(d->worker_count >= 1 && d->worker_count <= EDDY_MAX_WORKERS,

@@ -266,24 +266,27 @@ static const uint8_t def_magic[4] = {'E', 'D', 'E', 'F'};
  * traversal is still written as version 1, so its bytes and digest are those
  * of older builds. Version 2 (133 bytes): version 1's fields, then
  * treecode_traversal (u32) and treecode_opening_angle (f32). Version 3 (137
- * bytes): version 2's, then vorton_step (u32). Version 4 (141 bytes):
- * version 3's, then diffusion (u32). Each definition is written in the
- * oldest version that holds it: 3 only for a step other than Euler's, 4 only
- * for a diffusion other than the seed's, so every definition older builds
+ * bytes): version 2's, then vorton_step (u32). Version 4 (145 bytes):
+ * version 3's, then diffusion (u32) and body_coupling (u32). Each
+ * definition is written in the oldest version that holds it: 4 for a
+ * diffusion other than the seed's or a body coupling other than the seed's,
+ * 3 only for a step other than Euler's, so every definition older builds
  * could write keeps its bytes and digest; versions 1 to 3 decode as
- * EDDY_DIFFUSION_SEED, the exchange the builds that wrote them ran. */
+ * EDDY_DIFFUSION_SEED and EDDY_BODY_COUPLING_TRACERS, what the builds that
+ * wrote them ran. */
 enum {
     DEF_ENCODED_SIZE_V1 = 125,
     DEF_ENCODED_SIZE_V2 = 133,
     DEF_ENCODED_SIZE_V3 = 137,
-    DEF_ENCODED_SIZE_V4 = 141,
+    DEF_ENCODED_SIZE_V4 = 145,
     DEF_VERSION_LEGACY = 1,
     DEF_VERSION_TRAVERSAL = 2,
     DEF_VERSION_STEP = 3
 };
 
 static uint32_t def_version_of(const eddy_world_def *d) {
-    if (d->diffusion != EDDY_DIFFUSION_SEED) return EDDY_DEF_ENCODING_VERSION;
+    if (d->diffusion != EDDY_DIFFUSION_SEED || d->body_coupling != EDDY_BODY_COUPLING_TRACERS)
+        return EDDY_DEF_ENCODING_VERSION;
     if (d->vorton_step != EDDY_VORTON_STEP_EULER) return DEF_VERSION_STEP;
     return d->treecode_traversal == EDDY_TREECODE_ORIGINAL ? DEF_VERSION_LEGACY
                                                            : DEF_VERSION_TRAVERSAL;
@@ -323,6 +326,7 @@ static void put_def_fields(wire_writer *w, const eddy_world_def *d) {
     eddy_wire_put_u32(w, (uint32_t)d->vorton_step);
     if (def_version_of(d) == DEF_VERSION_STEP) return;
     eddy_wire_put_u32(w, (uint32_t)d->diffusion);
+    eddy_wire_put_u32(w, (uint32_t)d->body_coupling);
 }
 
 eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
@@ -380,7 +384,9 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
     else d->wall_poisoning = (eddy_wall_poisoning)poison;
     d->flush_denormals = eddy_wire_get_bool(r, "flush_denormals");
     d->vorton_step = EDDY_VORTON_STEP_EULER;
+    /* definitions before version 4 ran the seed's exchanges */
     d->diffusion = EDDY_DIFFUSION_SEED;
+    d->body_coupling = EDDY_BODY_COUPLING_TRACERS;
     if (version == DEF_VERSION_LEGACY) {
         d->treecode_traversal = EDDY_TREECODE_ORIGINAL;
         d->treecode_opening_angle = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
@@ -404,6 +410,11 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "diffusion %u is not an eddy_diffusion",
                   (unsigned)diffusion);
     else d->diffusion = (eddy_diffusion)diffusion;
+    uint32_t coupling = eddy_wire_get_u32(r, "body_coupling");
+    if (coupling > EDDY_BODY_COUPLING_TRACERS)
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "body_coupling %u is not an eddy_body_coupling",
+                  (unsigned)coupling);
+    else d->body_coupling = (eddy_body_coupling)coupling;
 }
 
 static uint32_t get_def_header(wire_reader *r) {
@@ -550,7 +561,9 @@ static void get_shape(wire_reader *r, eddy_shape *s) {
 enum { BODY_GRAVITY = 1u, BODY_MATERIAL = 2u }; /* a body definition's flags byte */
 
 bool eddy_codec_put_body_def(wire_writer *w, const eddy_body_def *d) {
-    if (d->type != EDDY_BODY_DYNAMIC && d->type != EDDY_BODY_KINEMATIC) return false;
+    if (d->type != EDDY_BODY_DYNAMIC && d->type != EDDY_BODY_KINEMATIC &&
+        d->type != EDDY_BODY_EXTERNAL)
+        return false;
     eddy_wire_put_u8(w, (uint8_t)d->type);
     if (!put_shape(w, &d->shape)) return false;
     eddy_wire_put_vec3(w, d->position);
@@ -581,9 +594,11 @@ bool eddy_codec_put_body_def(wire_writer *w, const eddy_body_def *d) {
 void eddy_codec_get_body_def(wire_reader *r, eddy_body_def *d) {
     *d = eddy_body_def_default();
     uint8_t type = eddy_wire_get_u8(r, "body type");
-    if (type > EDDY_BODY_KINEMATIC && wire_ok(r))
+    if (type > EDDY_BODY_EXTERNAL && wire_ok(r))
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "body type %u is not an eddy_body_type", (unsigned)type);
-    d->type = type == EDDY_BODY_KINEMATIC ? EDDY_BODY_KINEMATIC : EDDY_BODY_DYNAMIC;
+    d->type = type == EDDY_BODY_KINEMATIC  ? EDDY_BODY_KINEMATIC
+              : type == EDDY_BODY_EXTERNAL ? EDDY_BODY_EXTERNAL
+                                           : EDDY_BODY_DYNAMIC;
     get_shape(r, &d->shape);
     d->position = eddy_wire_get_vec3(r, "body position");
     d->orientation = get_quat(r, "body orientation");

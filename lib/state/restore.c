@@ -742,6 +742,7 @@ static void commit_bodies(eddy_world *w, snap_view *v, wire_reader *r) {
                 v->vertices[i] = NULL; /* now the world's */
             }
         }
+        eddy_body_faces(&b); /* the faces' areas and centroids, from the vertices */
         w->bodies[i] = b;
     }
     for (int i = v->body_count; i < w->body_count; ++i) {

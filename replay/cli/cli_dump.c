@@ -123,7 +123,9 @@ static void json_particles(FILE *out, eddy_world *w) {
 
 static void json_body(FILE *out, eddy_body_id id, const eddy_body_state *b) {
     fprintf(out, "{\"id\":%d,\"generation\":%d,\"type\":\"%s\",", (int)id.index1, (int)id.generation,
-            b->type == EDDY_BODY_KINEMATIC ? "kinematic" : "dynamic");
+            b->type == EDDY_BODY_KINEMATIC   ? "kinematic"
+            : b->type == EDDY_BODY_EXTERNAL ? "external"
+                                            : "dynamic");
     json_vec(out, "position", b->position);
     fprintf(out, ",\"orientation\":[%.9g,%.9g,%.9g,%.9g],", (double)b->orientation.x,
             (double)b->orientation.y, (double)b->orientation.z, (double)b->orientation.w);

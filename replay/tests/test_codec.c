@@ -44,6 +44,7 @@ static eddy_world_def odd_def(void) {
     d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* version 2 */
     d.vorton_step = EDDY_VORTON_STEP_EULER; /* not the default: versions 1 and 2 */
     d.diffusion = EDDY_DIFFUSION_SEED;      /* not the default: versions 1 to 3 */
+    d.body_coupling = EDDY_BODY_COUPLING_TRACERS; /* not the default: versions 1 to 3 */
     return d;
 }
 
@@ -80,6 +81,7 @@ Test(codec, world_def_decode_refuses_and_names_the_problem) {
     d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* version 2 */
     d.vorton_step = EDDY_VORTON_STEP_EULER;
     d.diffusion = EDDY_DIFFUSION_SEED;
+    d.body_coupling = EDDY_BODY_COUPLING_TRACERS;
     eddy_bytes b = {0};
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
     char message[256];
@@ -178,6 +180,39 @@ Test(codec, treecode_vortons_method_round_trips) {
     cr_assert(strstr(why, "EDDY_TREECODE_MULTIPOLE") != NULL, "%s", why);
 }
 
+/* A body coupling other than the seed's (EDDY_BODY_COUPLING_FLOW, the
+ * default) is written in version 4: version 3's 137 bytes and the coupling
+ * (u32), whatever the traversal and step; an unknown coupling is refused by
+ * the decoder. Versions 1 to 3 decode to the seed's coupling. */
+Test(codec, body_coupling_is_written_in_version_4) {
+    char message[256];
+    eddy_world_def d = odd_def();
+    d.body_coupling = EDDY_BODY_COUPLING_FLOW;
+    eddy_bytes b = {0};
+    cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
+    cr_assert_eq(b.size, 145, "version 4: version 3's 137 bytes + the diffusion and the body coupling");
+    cr_assert_eq(b.data[4], 4, "version 4");
+    eddy_world_def out = eddy_world_def_default();
+    out.body_coupling = EDDY_BODY_COUPLING_TRACERS;
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.body_coupling, EDDY_BODY_COUPLING_FLOW);
+    cr_assert_eq(out.vorton_step, EDDY_VORTON_STEP_EULER);
+    b.data[141] = 5; /* body_coupling, after the diffusion */
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    cr_assert(strstr(message, "body_coupling") != NULL, "%s", message);
+    eddy_bytes_free(&b);
+    eddy_world_def old = odd_def(); /* the seed's coupling: version 2 */
+    cr_assert_eq(eddy_world_def_encode(&old, &b), EDDY_OK);
+    cr_assert_eq(b.data[4], 2);
+    out.body_coupling = EDDY_BODY_COUPLING_FLOW;
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.body_coupling, EDDY_BODY_COUPLING_TRACERS);
+    eddy_bytes_free(&b);
+}
+
 /* A step other than Euler's (EDDY_VORTON_STEP_HEUN, _STRETCH_AB2) is written
  * in version 3: version 2's 133 bytes and the step (u32), whatever the
  * traversal; Euler's step keeps versions 1 and 2 (above). An unknown step is
@@ -210,6 +245,7 @@ Test(codec, vorton_step_is_written_in_version_3) {
     eddy_world_def d = eddy_world_def_default();
     d.diffusion = EDDY_DIFFUSION_SEED;
     cr_assert_eq(d.vorton_step, EDDY_VORTON_STEP_STRETCH_AB2, "the default step");
+    d.body_coupling = EDDY_BODY_COUPLING_TRACERS; /* the default's is version 4 (below) */
     eddy_bytes b = {0};
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
     cr_assert_eq(b.data[4], 3, "the default's step is written in version 3");
@@ -530,7 +566,7 @@ Test(codec, diffusion_is_written_in_version_4) {
     cr_assert_eq(d.diffusion, EDDY_DIFFUSION_NORMALISED, "the default diffusion");
     eddy_bytes b = {0};
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
-    cr_assert_eq(b.size, 141, "version 4: version 3's 137 bytes + the diffusion");
+    cr_assert_eq(b.size, 145, "version 4: version 3's 137 bytes + the diffusion and the body coupling");
     cr_assert_eq(b.data[4], 4, "version 4");
     eddy_world_def out = eddy_world_def_default();
     out.diffusion = EDDY_DIFFUSION_SEED;
