@@ -55,7 +55,8 @@ public unsafe struct FrameHash {
 }
 
 // eddy_input: flags, gravity, wind and the command arrays (pointers into
-// native or pinned memory the caller keeps alive for the call).
+// native or pinned memory the caller keeps alive for the call): emitter and
+// body commands, blasts (eddy_blast) and bullets (eddy_bullet).
 [StructLayout(LayoutKind.Sequential)]
 public struct Input {
     public const uint SetGravity = 1u << 0, SetWind = 1u << 1;
@@ -65,6 +66,10 @@ public struct Input {
     public int EmitterCommandCount;
     public IntPtr BodyCommands;
     public int BodyCommandCount;
+    public IntPtr Blasts;
+    public int BlastCount;
+    public IntPtr Bullets;
+    public int BulletCount;
 }
 
 // A particle view: pointers into the world's own arrays (no copy), valid until
@@ -79,6 +84,7 @@ public unsafe struct ParticleView {
     public float* DensityDeviation;
     public int* BirthFrame;
     public ulong* Id;
+    public ulong StateCounter;          // World.StateCounter when the view was taken
 }
 
 // eddy_bytes: a buffer eddy allocates and grows (snapshots); free with Dispose.
@@ -139,6 +145,7 @@ public static class Native {
     [DllImport(Lib, CallingConvention = C)] public static extern FrameHash eddy_world_hash(IntPtr world);
     [DllImport(Lib, CallingConvention = C)] public static extern ParticleView eddy_world_view_tracers(IntPtr world);
     [DllImport(Lib, CallingConvention = C)] public static extern ParticleView eddy_world_view_vortons(IntPtr world);
+    [DllImport(Lib, CallingConvention = C)] public static extern ulong eddy_world_state_counter(IntPtr world);
     [DllImport(Lib, CallingConvention = C)] public static extern Status eddy_world_snapshot(IntPtr world, ref NativeBytes b);
     [DllImport(Lib, CallingConvention = C)]
     public static extern Status eddy_world_restore(IntPtr world, IntPtr data, UIntPtr size, byte[] message, UIntPtr messageSize);
@@ -186,6 +193,8 @@ public sealed class World : IDisposable {
     public FrameHash Hash() { return Native.eddy_world_hash(handle); }
     public ParticleView Tracers() { return Native.eddy_world_view_tracers(handle); }
     public ParticleView Vortons() { return Native.eddy_world_view_vortons(handle); }
+    // Changes whenever the state may have changed (a view is current while it equals its StateCounter).
+    public ulong StateCounter { get { return Native.eddy_world_state_counter(handle); } }
 
     // Snapshot into snap (grown by eddy as needed, reused without allocating).
     public void Snapshot(ref NativeBytes snap) {
