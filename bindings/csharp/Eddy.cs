@@ -7,10 +7,15 @@
 // - The world definition is opaque here: its size and the offsets of the
 //   fields these bindings set come from the C headers (EddyLayout.g.cs,
 //   written by layout_gen.c), and its defaults from eddy_world_def_default.
+// - Every struct that crosses is checked against the C layout once, before
+//   the first world (LayoutCheck): a struct that lags behind the headers would
+//   let eddy read or write past the managed one.
 // - A failed call throws EddyException with eddy's status and message.
 // - Worlds are created through eddy_world_create_checked with the version of
 //   the headers the bindings were generated from: another library is refused.
 using System;
+using System.Collections.Generic;
+using System.Reflection;
 using System.Runtime.InteropServices;
 
 namespace Eddy {
@@ -119,6 +124,45 @@ public unsafe struct RecorderDef {
     public static RecorderDef Default() { return Native.eddy_recorder_def_default(); }
 }
 
+// The structs above against the C headers EddyLayout.g.cs was generated from
+// (Layout.Mirrors, written by layout_gen.c): the size, the offset of every
+// field, and no C# field without its C counterpart. A C struct that gains a
+// field Eddy.cs lacks is caught by its size. Eddy.cs is written by hand and
+// the generated file follows the headers, so this is where they meet: a view
+// 8 bytes short of eddy_particle_view once let eddy overwrite mono's frame
+// record on the stack, and mono crashed at the next exception.
+public static class LayoutCheck {
+    // null when every struct matches, else one line per difference.
+    public static string Mismatches() {
+        var bad = new List<string>();
+        foreach (object[] m in Layout.Mirrors) Compare(m, bad);
+        return bad.Count == 0 ? null : string.Join("\n", bad.ToArray());
+    }
+    public static int StructCount { get { return Layout.Mirrors.Length; } }
+
+    static void Compare(object[] mirror, List<string> bad) {
+        var type = (Type)mirror[0];
+        int size = (int)mirror[1], managed = Marshal.SizeOf(type);
+        if (managed != size)
+            bad.Add(type.Name + ": " + managed + " bytes in C#, " + size + " in C (a field added or removed?)");
+        var listed = new HashSet<string>();
+        for (int i = 2; i + 1 < mirror.Length; i += 2) {
+            var name = (string)mirror[i];
+            int offset = (int)mirror[i + 1];
+            listed.Add(name);
+            if (type.GetField(name, BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic) == null) {
+                bad.Add(type.Name + "." + name + ": missing in C# (at " + offset + " in C)");
+                continue;
+            }
+            long at = Marshal.OffsetOf(type, name).ToInt64();
+            if (at != offset) bad.Add(type.Name + "." + name + ": at " + at + " in C#, " + offset + " in C");
+        }
+        foreach (var f in type.GetFields(BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic))
+            if (!listed.Contains(f.Name))
+                bad.Add(type.Name + "." + f.Name + ": no C counterpart listed in layout_gen.c");
+    }
+}
+
 public static class Native {
     public const string Lib = "eddy";          // libeddy.so, eddy.dll, libeddy.dylib
     public const string ReplayLib = "eddy_replay";
@@ -169,15 +213,29 @@ public static class Native {
 
 // A world. Not thread-safe (as in C); Dispose destroys it.
 public sealed class World : IDisposable {
+    // Checked once, before the first world (LayoutCheck).
+    static readonly string layoutMismatch = LayoutCheck.Mismatches();
     IntPtr handle;
     public IntPtr Handle { get { return handle; } }
 
+    static void CheckLayout() {
+        if (layoutMismatch != null)
+            throw new EddyException(Status.Version, "these bindings do not match the C headers of eddy " +
+                                    Layout.HeaderVersionString + ":\n" + layoutMismatch);
+    }
+
     public World(WorldDef def) {
+        CheckLayout();
         Status s = Native.eddy_world_create_checked(ref def, out handle, Layout.HeaderVersion);
         if (s != Status.Ok) throw new EddyException(s, Marshal.PtrToStringAnsi(Native.eddy_last_error_message()));
     }
-    // Takes ownership of a world created in C (a scene builder, a player).
-    public World(IntPtr world) { handle = world; }
+    // Takes ownership of a world created in C (a scene builder, a player);
+    // destroys it if the layout check fails.
+    public World(IntPtr world) {
+        if (layoutMismatch != null) Native.eddy_world_destroy(world);
+        CheckLayout();
+        handle = world;
+    }
 
     void Check(Status s) {
         if (s != Status.Ok) throw new EddyException(s, Marshal.PtrToStringAnsi(Native.eddy_world_error_message(handle)));
