@@ -7,11 +7,13 @@
 #    (libeddy_scenes.so) so the tests can build the golden scenes;
 # 2. EddyLayout.g.cs generated from the headers (bindings/csharp/layout_gen.c);
 # 3. Eddy.dll and the tests compiled with mcs (Debian's mono-mcs);
-# 4. under mono: every scene at 1 and 4 workers against every frame of its
-#    golden, a snapshot/restore round trip, no managed allocation per step,
-#    errors as exceptions, and a replay recorded from C#, which eddy-verify
-#    (from $EDDY_BUILD_DIR, default build) then plays back at 1, 2 and 4
-#    workers, every frame hash checked.
+# 4. under mono: first the bindings' structs against the C layout (size and
+#    every field's offset; a difference stops the run before any struct
+#    crosses), then every scene at 1 and 4 workers against every frame of its
+#    golden, a snapshot/restore round trip, no managed allocation per step, a
+#    step with a C# Input, errors as exceptions, and a replay recorded from
+#    C#, which eddy-verify (from $EDDY_BUILD_DIR, default build) then plays
+#    back at 1, 2 and 4 workers, every frame hash checked.
 #
 #   scripts/check_csharp.sh [scene ...]      (default: every golden scene)
 set -euo pipefail
@@ -51,7 +53,7 @@ mcs -nologo -warnaserror -unsafe -target:library -out:"$out/Eddy.dll" \
 mcs -nologo -warnaserror -unsafe -r:"$out/Eddy.dll" -out:"$out/eddy_tests.exe" \
     bindings/csharp/tests/EddyTests.cs "$out/EddyLayout.g.cs" || fail "mcs eddy_tests.exe"
 
-step "mono: the goldens at 1 and 4 workers, snapshots, allocations, errors, a recording"
+step "mono: the layout, the goldens at 1 and 4 workers, snapshots, allocations, errors, a recording"
 replay=$out/from_csharp.eddyr
 rm -f "$replay"
 LD_LIBRARY_PATH="$PWD/$dir:$PWD/$dir/replay${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \

@@ -115,11 +115,24 @@ run_windows() {
         fail "scripts/check_windows.sh"
 }
 
+# The C# bindings under mono (scripts/check_csharp.sh): the bindings' structs
+# against the C layout, every golden scene stepped from C# at 1 and 4 workers,
+# snapshots, allocations, errors, and a replay recorded from C# played back by
+# eddy-verify.
+run_csharp() {
+    step "C# bindings under mono (scripts/check_csharp.sh)"
+    local t0=$SECONDS
+    EDDY_BUILD_DIR="$build_dir" EDDY_WERROR="$werror" bash scripts/check_csharp.sh ||
+        fail "scripts/check_csharp.sh"
+    step "C# stage: $((SECONDS - t0)) s"
+}
+
 main() {
     stage packages setup_packages
     stage build build_release
     stage ctest run_ctest
     stage install check_install
+    stage csharp run_csharp
     stage windows run_windows
     stage matrix run_determinism_matrix
     stage denormals run_denormals

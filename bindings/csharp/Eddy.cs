@@ -7,10 +7,15 @@
 // - The world definition is opaque here: its size and the offsets of the
 //   fields these bindings set come from the C headers (EddyLayout.g.cs,
 //   written by layout_gen.c), and its defaults from eddy_world_def_default.
+// - Every struct that crosses is checked against the C layout once, before
+//   the first world (LayoutCheck): a struct that lags behind the headers would
+//   let eddy read or write past the managed one.
 // - A failed call throws EddyException with eddy's status and message.
 // - Worlds are created through eddy_world_create_checked with the version of
 //   the headers the bindings were generated from: another library is refused.
 using System;
+using System.Collections.Generic;
+using System.Reflection;
 using System.Runtime.InteropServices;
 
 namespace Eddy {
@@ -55,7 +60,8 @@ public unsafe struct FrameHash {
 }
 
 // eddy_input: flags, gravity, wind and the command arrays (pointers into
-// native or pinned memory the caller keeps alive for the call).
+// native or pinned memory the caller keeps alive for the call): emitter and
+// body commands, blasts (eddy_blast) and bullets (eddy_bullet).
 [StructLayout(LayoutKind.Sequential)]
 public struct Input {
     public const uint SetGravity = 1u << 0, SetWind = 1u << 1;
@@ -65,6 +71,10 @@ public struct Input {
     public int EmitterCommandCount;
     public IntPtr BodyCommands;
     public int BodyCommandCount;
+    public IntPtr Blasts;
+    public int BlastCount;
+    public IntPtr Bullets;
+    public int BulletCount;
 }
 
 // A particle view: pointers into the world's own arrays (no copy), valid until
@@ -79,6 +89,7 @@ public unsafe struct ParticleView {
     public float* DensityDeviation;
     public int* BirthFrame;
     public ulong* Id;
+    public ulong StateCounter;          // World.StateCounter when the view was taken
 }
 
 // eddy_bytes: a buffer eddy allocates and grows (snapshots); free with Dispose.
@@ -113,6 +124,45 @@ public unsafe struct RecorderDef {
     public static RecorderDef Default() { return Native.eddy_recorder_def_default(); }
 }
 
+// The structs above against the C headers EddyLayout.g.cs was generated from
+// (Layout.Mirrors, written by layout_gen.c): the size, the offset of every
+// field, and no C# field without its C counterpart. A C struct that gains a
+// field Eddy.cs lacks is caught by its size. Eddy.cs is written by hand and
+// the generated file follows the headers, so this is where they meet: a view
+// 8 bytes short of eddy_particle_view once let eddy overwrite mono's frame
+// record on the stack, and mono crashed at the next exception.
+public static class LayoutCheck {
+    // null when every struct matches, else one line per difference.
+    public static string Mismatches() {
+        var bad = new List<string>();
+        foreach (object[] m in Layout.Mirrors) Compare(m, bad);
+        return bad.Count == 0 ? null : string.Join("\n", bad.ToArray());
+    }
+    public static int StructCount { get { return Layout.Mirrors.Length; } }
+
+    static void Compare(object[] mirror, List<string> bad) {
+        var type = (Type)mirror[0];
+        int size = (int)mirror[1], managed = Marshal.SizeOf(type);
+        if (managed != size)
+            bad.Add(type.Name + ": " + managed + " bytes in C#, " + size + " in C (a field added or removed?)");
+        var listed = new HashSet<string>();
+        for (int i = 2; i + 1 < mirror.Length; i += 2) {
+            var name = (string)mirror[i];
+            int offset = (int)mirror[i + 1];
+            listed.Add(name);
+            if (type.GetField(name, BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic) == null) {
+                bad.Add(type.Name + "." + name + ": missing in C# (at " + offset + " in C)");
+                continue;
+            }
+            long at = Marshal.OffsetOf(type, name).ToInt64();
+            if (at != offset) bad.Add(type.Name + "." + name + ": at " + at + " in C#, " + offset + " in C");
+        }
+        foreach (var f in type.GetFields(BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic))
+            if (!listed.Contains(f.Name))
+                bad.Add(type.Name + "." + f.Name + ": no C counterpart listed in layout_gen.c");
+    }
+}
+
 public static class Native {
     public const string Lib = "eddy";          // libeddy.so, eddy.dll, libeddy.dylib
     public const string ReplayLib = "eddy_replay";
@@ -139,6 +189,7 @@ public static class Native {
     [DllImport(Lib, CallingConvention = C)] public static extern FrameHash eddy_world_hash(IntPtr world);
     [DllImport(Lib, CallingConvention = C)] public static extern ParticleView eddy_world_view_tracers(IntPtr world);
     [DllImport(Lib, CallingConvention = C)] public static extern ParticleView eddy_world_view_vortons(IntPtr world);
+    [DllImport(Lib, CallingConvention = C)] public static extern ulong eddy_world_state_counter(IntPtr world);
     [DllImport(Lib, CallingConvention = C)] public static extern Status eddy_world_snapshot(IntPtr world, ref NativeBytes b);
     [DllImport(Lib, CallingConvention = C)]
     public static extern Status eddy_world_restore(IntPtr world, IntPtr data, UIntPtr size, byte[] message, UIntPtr messageSize);
@@ -162,15 +213,29 @@ public static class Native {
 
 // A world. Not thread-safe (as in C); Dispose destroys it.
 public sealed class World : IDisposable {
+    // Checked once, before the first world (LayoutCheck).
+    static readonly string layoutMismatch = LayoutCheck.Mismatches();
     IntPtr handle;
     public IntPtr Handle { get { return handle; } }
 
+    static void CheckLayout() {
+        if (layoutMismatch != null)
+            throw new EddyException(Status.Version, "these bindings do not match the C headers of eddy " +
+                                    Layout.HeaderVersionString + ":\n" + layoutMismatch);
+    }
+
     public World(WorldDef def) {
+        CheckLayout();
         Status s = Native.eddy_world_create_checked(ref def, out handle, Layout.HeaderVersion);
         if (s != Status.Ok) throw new EddyException(s, Marshal.PtrToStringAnsi(Native.eddy_last_error_message()));
     }
-    // Takes ownership of a world created in C (a scene builder, a player).
-    public World(IntPtr world) { handle = world; }
+    // Takes ownership of a world created in C (a scene builder, a player);
+    // destroys it if the layout check fails.
+    public World(IntPtr world) {
+        if (layoutMismatch != null) Native.eddy_world_destroy(world);
+        CheckLayout();
+        handle = world;
+    }
 
     void Check(Status s) {
         if (s != Status.Ok) throw new EddyException(s, Marshal.PtrToStringAnsi(Native.eddy_world_error_message(handle)));
@@ -186,6 +251,8 @@ public sealed class World : IDisposable {
     public FrameHash Hash() { return Native.eddy_world_hash(handle); }
     public ParticleView Tracers() { return Native.eddy_world_view_tracers(handle); }
     public ParticleView Vortons() { return Native.eddy_world_view_vortons(handle); }
+    // Changes whenever the state may have changed (a view is current while it equals its StateCounter).
+    public ulong StateCounter { get { return Native.eddy_world_state_counter(handle); } }
 
     // Snapshot into snap (grown by eddy as needed, reused without allocating).
     public void Snapshot(ref NativeBytes snap) {

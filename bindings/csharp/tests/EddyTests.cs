@@ -8,7 +8,10 @@
 // 3. stepping allocates no managed memory;
 // 4. a world recorded from C# is written to REPLAY_OUT (eddy-verify --replay
 //    then plays it back, hash for hash, at several worker counts);
-// 5. errors arrive as EddyException with eddy's message.
+// 5. errors arrive as EddyException with eddy's message;
+// 6. before anything crosses: every struct the bindings pass matches the C
+//    layout (LayoutCheck; a mismatch stops the test before any call), and a
+//    C# Input and a view's last field reach the library and come back.
 // The scenes are built by eddy's C scene builders (scenes/, a test library),
 // then driven from C# through the bindings only. Exit code 0 when all pass.
 using System;
@@ -119,6 +122,25 @@ static class EddyTests {
         }
     }
 
+    // World.Step(ref Input) with a C# Input: accepted, and it acts (the wind
+    // moves the smoke); a view carries the world's state counter (its last field).
+    static void InputAndView(IntPtr name) {
+        using (var still = SceneWorld(name, 1))
+        using (var windy = SceneWorld(name, 1)) {
+            var none = new Input();
+            var wind = new Input { Flags = Input.SetWind, Wind = new Vec3(2, 0, 0) };
+            still.Step(ref none);
+            windy.Step(ref wind);
+            Expect(still.Frame == 1 && windy.Frame == 1, "a step with a C# Input");
+            Expect(still.Hash().Value != windy.Hash().Value, "the wind of a C# Input changed nothing");
+            var view = windy.Tracers();
+            Expect(view.Frame == 1 && view.StateCounter == windy.StateCounter,
+                   "view: frame " + view.Frame + ", state counter " + view.StateCounter + " (world " +
+                   windy.StateCounter + ")");
+            Console.WriteLine("a C# Input stepped, the wind acted; view state counter " + view.StateCounter);
+        }
+    }
+
     static void Errors() {
         var def = WorldDef.Default();
         def.Dt = -1.0f;
@@ -143,11 +165,13 @@ static class EddyTests {
         string goldenDir = args[0], replayOut = args[1];
         Console.WriteLine("eddy " + Marshal.PtrToStringAnsi(Native.eddy_version_string()) + ", bindings for " +
                           Layout.HeaderVersionString + ", mono");
-        Expect(Marshal.SizeOf(typeof(Vorton)) == Layout.VortonSize, "Vorton size");
-        Expect(Marshal.SizeOf(typeof(Tracer)) == Layout.TracerSize, "Tracer size");
-        Expect(Marshal.SizeOf(typeof(Input)) == Layout.InputSize, "Input size");
-        Expect(Marshal.SizeOf(typeof(FrameHash)) == Layout.FrameHashSize, "FrameHash size");
-        Expect(Marshal.SizeOf(typeof(NativeBytes)) == Layout.BytesSize, "NativeBytes size");
+        string mismatch = LayoutCheck.Mismatches();
+        if (mismatch != null) {
+            // Stop here: a struct that differs from C corrupts memory on the first call that passes it.
+            Console.WriteLine("FAIL: the bindings' structs differ from the C headers:\n" + mismatch);
+            return 1;
+        }
+        Console.WriteLine("layout: " + LayoutCheck.StructCount + " structs match the C headers (size, every field)");
         var scenes = new List<string>();
         for (int i = 2; i < args.Length; ++i) scenes.Add(args[i]);
         if (scenes.Count == 0)
@@ -166,6 +190,7 @@ static class EddyTests {
         IntPtr ball = Marshal.StringToHGlobalAnsi("ball_through_smoke");
         SnapshotRoundTrip(ball, ReadGolden(Path.Combine(goldenDir, "ball_through_smoke.golden")));
         NoManagedAllocationPerStep(ball);
+        InputAndView(ball);
         RecordReplay(ball, replayOut);
         Errors();
         Console.WriteLine(failures == 0 ? "csharp: all passed" : "csharp: " + failures + " failures");
