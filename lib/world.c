@@ -42,6 +42,7 @@ static void world_free(eddy_world *w) {
     free(w->block_nonfinite);
     free(w->early_hash);
     free(w->early_flags);
+    free(w->far_flag);
     eddy_pool_destroy(w->tasks.own_pool);
     free(w);
 }
@@ -546,6 +547,7 @@ static bool substep(eddy_world *w, float dt, bool first) {
     PHASE(w, EDDY_PHASE_DENSITY, ok = eddy_phase_density(w, dt));
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_VELOCITY_GRID, eddy_phase_velocity_grid(w));
+    PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_advect_far_tracers(w, dt));
     PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_pack_flow(w));
     if (w->def.vorton_step == EDDY_VORTON_STEP_HEUN) {
         PHASE(w, EDDY_PHASE_DIFFUSION, eddy_phase_diffuse(w, dt));
@@ -671,6 +673,11 @@ int eddy_world_get_tracers(const eddy_world *w, int start, int count, eddy_trace
 eddy_vec3 eddy_world_sample_velocity(const eddy_world *w, eddy_vec3 p) {
     eddy_vec3 u = w->wind;
     if (!w->grid_valid) return u;
+    /* Beyond a grid of the vortons alone the flow is the far field, which
+     * the last step evaluated only at the tracers: the wind is returned
+     * there (the seed's grid, which holds every particle, clamps). */
+    if (w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS && !grid_contains(&w->grid, p.x, p.y, p.z))
+        return u;
     float g[4];
     grid_interp_n(&w->grid, w->flow, 4, p.x, p.y, p.z, g);
     return (eddy_vec3){u.x + g[0], u.y + g[1], u.z + g[2]};

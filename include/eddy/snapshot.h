@@ -18,7 +18,7 @@ extern "C" {
  * writes each definition in the oldest version that holds it (1 for the
  * original traversal with Euler's step, 2 for another traversal) and reads
  * all three. */
-enum { EDDY_SNAPSHOT_VERSION = 1, EDDY_INPUT_ENCODING_VERSION = 1, EDDY_DEF_ENCODING_VERSION = 3 };
+enum { EDDY_SNAPSHOT_VERSION = 1, EDDY_INPUT_ENCODING_VERSION = 1, EDDY_DEF_ENCODING_VERSION = 4 };
 
 /* Growable byte buffer owned by the caller (free with eddy_bytes_free). */
 typedef struct eddy_bytes {

@@ -269,19 +269,26 @@ static const uint8_t def_magic[4] = {'E', 'D', 'E', 'F'};
  * traversal is still written as version 1, so its bytes and digest are those
  * of older builds. Version 2 (133 bytes): version 1's fields, then
  * treecode_traversal (u32) and treecode_opening_angle (f32). Version 3 (137
- * bytes): version 2's, then vorton_step (u32). Each definition is written in
- * the oldest version that holds it: 3 only for a step other than Euler's, so
- * every definition older builds could write keeps its bytes and digest. */
+ * bytes): version 2's, then vorton_step (u32). Version 4 (141 bytes):
+ * version 3's, then grid_extent (u32); versions 1 to 3 predate the choice
+ * and decode to EDDY_GRID_EXTENT_ALL_PARTICLES, the grid they were stepped
+ * with. Each definition is written in the oldest version that holds it: 4
+ * for a grid from the vortons (the default), 3 only for a step other than
+ * Euler's, so every definition older builds could write keeps its bytes and
+ * digest. */
 enum {
     DEF_ENCODED_SIZE_V1 = 125,
     DEF_ENCODED_SIZE_V2 = 133,
     DEF_ENCODED_SIZE_V3 = 137,
+    DEF_ENCODED_SIZE_V4 = 141,
     DEF_VERSION_LEGACY = 1,
-    DEF_VERSION_TRAVERSAL = 2
+    DEF_VERSION_TRAVERSAL = 2,
+    DEF_VERSION_STEP = 3
 };
 
 static uint32_t def_version_of(const eddy_world_def *d) {
-    if (d->vorton_step != EDDY_VORTON_STEP_EULER) return EDDY_DEF_ENCODING_VERSION;
+    if (d->grid_extent != EDDY_GRID_EXTENT_ALL_PARTICLES) return EDDY_DEF_ENCODING_VERSION;
+    if (d->vorton_step != EDDY_VORTON_STEP_EULER) return DEF_VERSION_STEP;
     return d->treecode_traversal == EDDY_TREECODE_ORIGINAL ? DEF_VERSION_LEGACY
                                                            : DEF_VERSION_TRAVERSAL;
 }
@@ -318,6 +325,8 @@ static void put_def_fields(wire_writer *w, const eddy_world_def *d) {
     eddy_wire_put_f32(w, d->treecode_opening_angle);
     if (def_version_of(d) == DEF_VERSION_TRAVERSAL) return;
     eddy_wire_put_u32(w, (uint32_t)d->vorton_step);
+    if (def_version_of(d) == DEF_VERSION_STEP) return;
+    eddy_wire_put_u32(w, (uint32_t)d->grid_extent);
 }
 
 eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
@@ -332,7 +341,8 @@ eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
     EDDY_DEBUG_ASSERT(w.failed ||
                       out->size - start == (version == DEF_VERSION_LEGACY      ? DEF_ENCODED_SIZE_V1
                                             : version == DEF_VERSION_TRAVERSAL ? DEF_ENCODED_SIZE_V2
-                                                                               : DEF_ENCODED_SIZE_V3));
+                                            : version == DEF_VERSION_STEP      ? DEF_ENCODED_SIZE_V3
+                                                                               : DEF_ENCODED_SIZE_V4));
     (void)start;
     return eddy_wire_writer_status(&w);
 }
@@ -374,6 +384,7 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
     else d->wall_poisoning = (eddy_wall_poisoning)poison;
     d->flush_denormals = eddy_wire_get_bool(r, "flush_denormals");
     d->vorton_step = EDDY_VORTON_STEP_EULER;
+    d->grid_extent = EDDY_GRID_EXTENT_ALL_PARTICLES;
     if (version == DEF_VERSION_LEGACY) {
         d->treecode_traversal = EDDY_TREECODE_ORIGINAL;
         d->treecode_opening_angle = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
@@ -391,6 +402,12 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "vorton_step %u is not an eddy_vorton_step",
                   (unsigned)step);
     else d->vorton_step = (eddy_vorton_step)step;
+    if (version == DEF_VERSION_STEP) return;
+    uint32_t extent = eddy_wire_get_u32(r, "grid_extent");
+    if (extent > EDDY_GRID_EXTENT_ALL_PARTICLES)
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "grid_extent %u is not an eddy_grid_extent",
+                  (unsigned)extent);
+    else d->grid_extent = (eddy_grid_extent)extent;
 }
 
 static uint32_t get_def_header(wire_reader *r) {
