@@ -536,8 +536,13 @@ static bool substep(eddy_world *w, float dt, bool first) {
         PHASE(w, EDDY_PHASE_KILL_EMIT, eddy_phase_kill_by_age(w, &w->tracers, w->def.tracer_max_age));
         PHASE(w, EDDY_PHASE_KILL_EMIT, eddy_phase_kill_by_age(w, &w->vortons, w->def.vorton_max_age));
     }
+    /* With a grid of the vortons alone, the tracers outside it move after the
+     * velocity solve (eddy_phase_advect_far_tracers): the tracers collide
+     * with the bodies after that, so that every tracer's move of the step
+     * is checked against the walls (the seed's grid keeps its order). */
+    const bool collide_late = w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS;
     PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_advect_tracers(w, dt));
-    PHASE(w, EDDY_PHASE_COLLIDE_TRACERS, ok = eddy_phase_collide_tracers(w));
+    if (!collide_late) PHASE(w, EDDY_PHASE_COLLIDE_TRACERS, ok = eddy_phase_collide_tracers(w));
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_KILL_EMIT, ok = eddy_phase_emit(w) && scratch_reserve(w, w->vortons.count));
     if (!ok) return false;
@@ -548,6 +553,8 @@ static bool substep(eddy_world *w, float dt, bool first) {
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_VELOCITY_GRID, eddy_phase_velocity_grid(w));
     PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_advect_far_tracers(w, dt));
+    if (collide_late) PHASE(w, EDDY_PHASE_COLLIDE_TRACERS, ok = eddy_phase_collide_tracers(w));
+    if (!ok) return false;
     PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_pack_flow(w));
     if (w->def.vorton_step == EDDY_VORTON_STEP_HEUN) {
         PHASE(w, EDDY_PHASE_DIFFUSION, eddy_phase_diffuse(w, dt));

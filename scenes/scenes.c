@@ -145,6 +145,7 @@ static void scene_copy_base_fields(eddy_world_def *def, const eddy_world_def *ba
     def->treecode_traversal = base->treecode_traversal;
     def->treecode_opening_angle = base->treecode_opening_angle;
     def->vorton_step = base->vorton_step;
+    def->grid_extent = base->grid_extent;
 }
 
 static eddy_status scene_describe(const scene_entry *e, scene_build *b) {

@@ -49,7 +49,10 @@ static eddy_world_def ring_def(eddy_grid_extent extent, eddy_velocity_method met
     d.viscosity = 0.0f;
     d.vorticity_dissipation = 0.0f;
     d.gravity = (eddy_vec3){0.0f, 0.0f, 0.0f};
-    d.grid_extent = extent;
+    /* EDDY_LOCALITY_SEED=1: every check on the seed's grid (the "before"
+     * column of docs/physics.md section 9.1) */
+    const char *seed = getenv("EDDY_LOCALITY_SEED");
+    d.grid_extent = seed && strcmp(seed, "1") == 0 ? EDDY_GRID_EXTENT_ALL_PARTICLES : extent;
     d.velocity_method = method;
     return d;
 }

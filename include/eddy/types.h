@@ -101,13 +101,12 @@ typedef enum eddy_vorton_step {
 
 /* Where the step's grid lies (docs/algorithm.md, "Where the grid lies"). */
 typedef enum eddy_grid_extent {
-    /* The default: the grid spans the vortons alone (the support of the
-     * vorticity, grown by a margin of two cells and the vorton radius), with
-     * cubic cells (one edge on every axis). A tracer outside it takes the
-     * velocity of the treecode (or of direct summation) evaluated at the
-     * tracer itself, after the step's velocity solve, so passive particles
-     * never change the vortons' resolution and a ring's speed does not
-     * depend on its direction. */
+    /* The default: the grid spans the vortons alone (their box grown by the
+     * vorton radius, and by two cells where a container that carries its
+     * fluid meets it). A tracer outside it moves with the velocity of the
+     * treecode (or of direct summation) evaluated at the tracer itself,
+     * after the step's velocity solve, so passive particles never change
+     * the vortons' resolution (docs/algorithm.md, "Where the grid lies"). */
     EDDY_GRID_EXTENT_VORTONS = 0,
     /* The seed's grid: the bounding box of every particle, tracers included,
      * each axis's cell count a power of two from that box. A tracer far away

@@ -20,6 +20,7 @@
  * order, 8 to a block, so a vorton's bits depend on the vortons beside it in
  * that order, never on the worker count. The trilinear sample of a grid of
  * cells about the core's size is what slows thin rings (docs/accuracy.md). */
+#include "bodies/bodies.h"
 #include "fluid/fluid.h"
 #include "hash/hash.h"
 
@@ -35,17 +36,61 @@ static bool uses_moments(const eddy_world *w) {
     return uses_treecode(w) && w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
 }
 
+/* True when a container that carries its fluid (lib/bodies/carry.c) meets
+ * the box [lo, hi] (its vertices' box, in world coordinates). */
+static bool fluid_container_meets(const eddy_world *w, const float lo[3], const float hi[3]) {
+    for (int s = 0; s < w->body_count; ++s) {
+        const body *b = &w->bodies[s];
+        if (!b->alive || !eddy_body_carries_fluid(b) || b->vertex_count == 0) continue;
+        float blo[3] = {0.0f, 0.0f, 0.0f}, bhi[3] = {0.0f, 0.0f, 0.0f};
+        for (int k = 0; k < b->vertex_count; ++k) {
+            const eddy_vec3 v = b->vertices[k];
+            for (int a = 0; a < 3; ++a) {
+                const float x = b->position[a] + (b->rotation[a][0] * v.x + b->rotation[a][1] * v.y +
+                                                  b->rotation[a][2] * v.z);
+                blo[a] = k ? fmin_det(blo[a], x) : x;
+                bhi[a] = k ? fmax_det(bhi[a], x) : x;
+            }
+        }
+        bool meets = true;
+        for (int a = 0; a < 3; ++a) meets = meets && blo[a] <= hi[a] && bhi[a] >= lo[a];
+        if (meets) return true;
+    }
+    return false;
+}
+
 bool eddy_phase_build_grid(eddy_world *w) {
     w->grid_valid = false;
     if (w->vortons.count == 0) return true;
     float lo[3], hi[3];
     eddy_particles_bounds(w, lo, hi, w->def.grid_extent == EDDY_GRID_EXTENT_ALL_PARTICLES);
+    /* The seed's margin is one vorton radius. A grid of the vortons alone
+     * takes three: the rho' field falls to zero over 2 r past the last
+     * vortons (lib/fluid/density.c), and its gradient there (a free surface)
+     * makes the baroclinic term, which the seed's grid had only where
+     * tracers lay beyond the fluid. */
     const float margin = w->def.vorton_radius;
     for (int a = 0; a < 3; ++a) {
         lo[a] -= margin;
         hi[a] += margin;
     }
     eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
+    if (w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS && fluid_container_meets(w, lo, hi)) {
+        /* A fluid held in a container has a free surface: rho' falls to zero
+         * over a cell or two past its last vortons, and that gradient makes
+         * the baroclinic term that tilts the surface. The seed's grid had
+         * that room because the tracers filled the container; a grid of the
+         * vortons takes two of its cells more on every side there (in the
+         * open, where no wall holds a surface, the vortons' box suffices:
+         * docs/algorithm.md, "Where the grid lies"). */
+        const grid_shape *g0 = &w->grid;
+        const float cell = fmax_det(g0->spacing[0], fmax_det(g0->spacing[1], g0->spacing[2]));
+        for (int a = 0; a < 3; ++a) {
+            lo[a] -= 2.0f * cell;
+            hi[a] += 2.0f * cell;
+        }
+        eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
+    }
     if (!eddy_grid_arrays_reserve(w, grid_point_count(&w->grid))) return false;
     if (!eddy_partition_build(&w->part, &w->tasks, &w->grid, &w->vortons)) return false;
     /* Nothing reads the tree before the density phase; when that phase
