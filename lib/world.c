@@ -45,6 +45,7 @@ static void world_free(eddy_world *w) {
     eddy_free(w->block_nonfinite);
     eddy_free(w->early_hash);
     eddy_free(w->early_flags);
+    eddy_free(w->far_flag);
     eddy_pool_destroy(w->tasks.own_pool);
     eddy_free(w);
 }
@@ -607,11 +608,16 @@ static bool substep(eddy_world *w, float dt, bool first) {
         PHASE(w, EDDY_PHASE_KILL_EMIT, eddy_phase_kill_by_age(w, &w->tracers, w->def.tracer_max_age));
         PHASE(w, EDDY_PHASE_KILL_EMIT, eddy_phase_kill_by_age(w, &w->vortons, w->def.vorton_max_age));
     }
+    /* With a grid of the vortons alone, the tracers outside it move after the
+     * velocity solve (eddy_phase_advect_far_tracers): the tracers collide
+     * with the bodies after that, so that every tracer's move of the step
+     * is checked against the walls (the seed's grid keeps its order). */
+    const bool collide_late = w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS;
     PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_advect_tracers(w, dt));
     /* blasts and bullets push the smoke before the walls see it (blast.c) */
     if (first) PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_bullet_tracers(w));
     PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_blast_tracers(w, dt));
-    PHASE(w, EDDY_PHASE_COLLIDE_TRACERS, ok = eddy_phase_collide_tracers(w));
+    if (!collide_late) PHASE(w, EDDY_PHASE_COLLIDE_TRACERS, ok = eddy_phase_collide_tracers(w));
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_KILL_EMIT, ok = eddy_phase_emit(w) && scratch_reserve(w, w->vortons.count));
     if (!ok) return false;
@@ -621,6 +627,9 @@ static bool substep(eddy_world *w, float dt, bool first) {
     PHASE(w, EDDY_PHASE_DENSITY, ok = eddy_phase_density(w, dt));
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_VELOCITY_GRID, eddy_phase_velocity_grid(w));
+    PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_advect_far_tracers(w, dt));
+    if (collide_late) PHASE(w, EDDY_PHASE_COLLIDE_TRACERS, ok = eddy_phase_collide_tracers(w));
+    if (!ok) return false;
     PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_pack_flow(w));
     if (w->def.vorton_step == EDDY_VORTON_STEP_HEUN ||
         w->def.vorton_step == EDDY_VORTON_STEP_HEUN_ADAPTIVE) {
@@ -792,6 +801,11 @@ int eddy_world_get_tracers(const eddy_world *w, int start, int count, eddy_trace
 eddy_vec3 eddy_world_sample_velocity(const eddy_world *w, eddy_vec3 p) {
     eddy_vec3 u = w->wind;
     if (!w->grid_valid) return u;
+    /* Beyond a grid of the vortons alone the flow is the far field, which
+     * the last step evaluated only at the tracers: the wind is returned
+     * there (the seed's grid, which holds every particle, clamps). */
+    if (w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS && !grid_contains(&w->grid, p.x, p.y, p.z))
+        return u;
     float g[4];
     grid_interp_n(&w->grid, w->flow, 4, p.x, p.y, p.z, g);
     return (eddy_vec3){u.x + g[0], u.y + g[1], u.z + g[2]};

@@ -154,6 +154,7 @@ static void scene_copy_base_fields(eddy_world_def *def, const eddy_world_def *ba
     def->vorton_step = base->vorton_step;
     def->body_coupling = base->body_coupling;
     def->diffusion = base->diffusion;
+    def->grid_extent = base->grid_extent;
 }
 
 static eddy_status scene_describe(const scene_entry *e, scene_build *b) {

@@ -138,6 +138,21 @@ typedef enum eddy_diffusion {
 /* The most diffusion substeps a step may take (EDDY_DIFFUSION_NORMALISED). */
 #define EDDY_DIFFUSION_MAX_SUBSTEPS 64
 
+/* Where the step's grid lies (docs/algorithm.md, "Where the grid lies"). */
+typedef enum eddy_grid_extent {
+    /* The default: the grid spans the vortons alone (their box grown by the
+     * vorton radius, and by two cells where a container that carries its
+     * fluid meets it). A tracer outside it moves with the velocity of the
+     * treecode (or of direct summation) evaluated at the tracer itself,
+     * after the step's velocity solve, so passive particles never change
+     * the vortons' resolution (docs/algorithm.md, "Where the grid lies"). */
+    EDDY_GRID_EXTENT_VORTONS = 0,
+    /* The seed's grid: the bounding box of every particle, tracers included,
+     * each axis's cell count a power of two from that box. A tracer far away
+     * coarsens the grid of every vortex (issue 35). */
+    EDDY_GRID_EXTENT_ALL_PARTICLES = 1,
+} eddy_grid_extent;
+
 /* Test-only switches that deliberately break determinism, so tests and the
  * verifier can prove their checks fail when they must. Never set in a game. */
 enum {
@@ -235,6 +250,7 @@ typedef struct eddy_world_def {
      * more accurate and slower (default EDDY_TREECODE_DEFAULT_OPENING_ANGLE) */
     float treecode_opening_angle;
     eddy_vorton_step vorton_step; /* (default EDDY_VORTON_STEP_STRETCH_AB2) */
+    eddy_grid_extent grid_extent; /* (default EDDY_GRID_EXTENT_VORTONS) */
     float vorton_radius;      /* shared by all vortons, [1e-4, 1e4] m (default 0.125) */
     float tracer_radius;      /* shared by all tracers, [1e-6, 1e4] m (default 0.01) */
     int vorton_max_age;       /* frames; -1 = never killed by age (default -1) */

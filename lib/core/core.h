@@ -149,6 +149,17 @@ static inline void grid_cell_of(const grid_shape *g, float x, float y, float z, 
 /* Trilinear interpolation of an n-component float field (n floats per point,
  * point-major) at (x, y, z), clamped to the grid; evaluated in one fixed
  * nested order: x within each edge, then y, then z. */
+/* True when p lies in the grid's box (bounds included): a sample there
+ * interpolates, outside it grid_locate would clamp. NaN is outside. */
+static inline bool grid_contains(const grid_shape *g, float x, float y, float z) {
+    const float p[3] = {x, y, z};
+    for (int a = 0; a < 3; ++a) {
+        const float u = (p[a] - g->min[a]) * g->inv_spacing[a];
+        if (!(u >= 0.0f && u <= (float)g->cells[a])) return false;
+    }
+    return true;
+}
+
 static inline void grid_interp_n(const grid_shape *g, const float *field, int n, float x, float y,
                                  float z, float *out) {
     int idx[3];
@@ -375,6 +386,14 @@ typedef struct eddy_world {
     float *density;            /* grid points: rho' field */
     vec3 *density_gradient;    /* grid points */
     int grid_point_capacity;
+    /* EDDY_GRID_EXTENT_VORTONS (lib/fluid/advect.c, lib/fluid/velocity.c): the
+     * step's tracer advection leaves the tracers outside the flow grid where
+     * they are and flags them (far_flag[i] = 1 for i < far_count); after the
+     * velocity solve each flagged tracer moves with the velocity the solver
+     * gives at the tracer itself. Scratch of one step, not state. */
+    uint8_t *far_flag;
+    int far_flag_capacity, far_count;
+    bool far_any;
 
     /* scratch for PSE (Jacobi update needs start-of-phase copies) */
     float *scratch[4];

@@ -31,6 +31,7 @@ eddy_world_def eddy_world_def_default(void) {
     d.treecode_traversal = EDDY_TREECODE_MULTIPOLE; /* docs/accuracy.md */
     d.treecode_opening_angle = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
     d.vorton_step = EDDY_VORTON_STEP_STRETCH_AB2; /* docs/physics.md §2 */
+    d.grid_extent = EDDY_GRID_EXTENT_VORTONS; /* docs/algorithm.md */
     d.vorton_radius = 0.125f;
     d.tracer_radius = 0.01f;
     d.vorton_max_age = -1;
@@ -115,6 +116,9 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
               "diffusion %d is not an eddy_diffusion", (int)d->diffusion);
     DEF_CHECK(d->vorton_step >= EDDY_VORTON_STEP_EULER && d->vorton_step <= EDDY_VORTON_STEP_HEUN_ADAPTIVE,
               "vorton_step %d is not an eddy_vorton_step", (int)d->vorton_step);
+    DEF_CHECK(d->grid_extent >= EDDY_GRID_EXTENT_VORTONS &&
+                  d->grid_extent <= EDDY_GRID_EXTENT_ALL_PARTICLES,
+              "grid_extent %d is not an eddy_grid_extent", (int)d->grid_extent);
     DEF_CHECK(isfinite(d->treecode_opening_angle) && d->treecode_opening_angle > 0.0f &&
                   d->treecode_opening_angle <= 2.0f,
               "treecode_opening_angle %g must be in (0, 2] (the multipole treecode opens a cell "

@@ -45,6 +45,7 @@ typedef struct advect_job {
     float dt;
     vec3 wind;
     bool use_grid, take_density, keep_velocity;
+    uint8_t *far; /* EDDY_GRID_EXTENT_VORTONS: flags of the tracers left outside the grid */
 } advect_job;
 
 /* Trilinear sample of the 4-float flow grid. */
@@ -99,13 +100,37 @@ static void tracer_range(const advect_job *job, int begin, int end) {
     }
 }
 
+/* A grid of the vortons alone (EDDY_GRID_EXTENT_VORTONS): a tracer outside
+ * it is left where it is and flagged; the velocity phase moves it with the
+ * far field (lib/fluid/velocity.c). The others take the one-tracer loop's
+ * operations, so their bits are those of tracer_range. Returns true when
+ * the range had a tracer outside. */
+static bool tracer_range_far(const advect_job *job, int begin, int end) {
+    const grid_shape g = job->w->grid;
+    particle_array *a = job->a;
+    uint8_t *far = job->far;
+    bool any = false;
+    for (int i = begin; i < end; ++i) {
+        far[i] = !grid_contains(&g, a->px[i], a->py[i], a->pz[i]);
+        any |= far[i] != 0;
+    }
+    if (!any) {
+        tracer_range(job, begin, end);
+        return false;
+    }
+    for (int i = begin; i < end; ++i)
+        if (!far[i]) tracer_range(job, i, i + 1);
+    return true;
+}
+
 /* Hash block by hash block: each block is hashed right after it is written,
  * while it is in cache (lib/hash/hash.c, "Early tracer hashes"). */
 static void tracer_chunk(int chunk, int begin, int end, void *context) {
     const advect_job *job = context;
     for (int b = begin; b < end; b += EDDY_HASH_BLOCK_PARTICLES) {
         const int e = end - b < EDDY_HASH_BLOCK_PARTICLES ? end : b + EDDY_HASH_BLOCK_PARTICLES;
-        tracer_range(job, b, e);
+        if (job->far) tracer_range_far(job, b, e);
+        else tracer_range(job, b, e);
         eddy_early_hash_block(job->w, b / EDDY_HASH_BLOCK_PARTICLES);
     }
     (void)chunk;
@@ -139,10 +164,25 @@ static void particle_chunk(int chunk, int begin, int end, void *context) {
 
 void eddy_phase_advect_tracers(eddy_world *w, float dt) {
     eddy_early_hash_prepare(w);
+    const int n = w->tracers.count;
+    w->far_count = 0;
+    w->far_any = false;
+    uint8_t *far = NULL;
+    if (w->grid_valid && w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS && n > 0) {
+        if (n > w->far_flag_capacity) {
+            /* out of memory: every tracer takes the clamped grid, as the seed's */
+            if (eddy_grow((void **)&w->far_flag, (size_t)n)) w->far_flag_capacity = n;
+        }
+        if (n <= w->far_flag_capacity) far = w->far_flag;
+    }
     advect_job job = {w, &w->tracers, dt, {w->wind.x, w->wind.y, w->wind.z},
-                      w->grid_valid, w->grid_valid, false};
-    eddy_parallel_for(&w->tasks, w->tracers.count, ADVECT_CHUNK,
+                      w->grid_valid, w->grid_valid, false, far};
+    eddy_parallel_for(&w->tasks, n, ADVECT_CHUNK,
                  w->grid_valid ? tracer_chunk : particle_chunk, &job);
+    if (far) {
+        w->far_count = n;
+        w->far_any = memchr(far, 1, (size_t)n) != NULL;
+    }
 }
 
 void eddy_phase_advect_vortons(eddy_world *w, float dt) {
@@ -151,6 +191,6 @@ void eddy_phase_advect_vortons(eddy_world *w, float dt) {
                          w->def.velocity_method == EDDY_VELOCITY_TREECODE_VORTONS) &&
                         w->grid_valid;
     advect_job job = {w, &w->vortons, dt, {w->wind.x, w->wind.y, w->wind.z},
-                      w->grid_valid, false, direct};
+                      w->grid_valid, false, direct, NULL};
     eddy_parallel_for(&w->tasks, w->vortons.count, ADVECT_VORTON_CHUNK, particle_chunk, &job);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Bounding box of all particles: per-chunk min/max, combined by the fixed
+/* Bounding box of the vortons, or of all particles: per-chunk min/max, combined by the fixed
  * reduction tree. min/max are exact, and fmin_det/fmax_det resolve ties and
  * signed zeros one way, so the box is the same for any worker count. */
 #include "fluid/fluid.h"
@@ -106,10 +106,10 @@ static bool array_bounds(eddy_world *w, const particle_array *a, box *out) {
     return true;
 }
 
-bool eddy_particles_bounds(eddy_world *w, float lo[3], float hi[3]) {
+bool eddy_particles_bounds(eddy_world *w, float lo[3], float hi[3], bool with_tracers) {
     box bv, bt;
     bool hv = array_bounds(w, &w->vortons, &bv);
-    bool ht = array_bounds(w, &w->tracers, &bt);
+    bool ht = with_tracers && array_bounds(w, &w->tracers, &bt);
     if (!hv && !ht) return false;
     if (hv && ht) combine_box(&bv, &bt);
     const box *b = hv ? &bv : &bt;

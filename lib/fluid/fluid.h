@@ -13,6 +13,9 @@ bool eddy_phase_emit(eddy_world *w);                /* false: out of memory */
 void eddy_phase_advect_tracers(eddy_world *w, float dt);
 bool eddy_phase_build_grid(eddy_world *w);          /* bounds, grid, partition, tree */
 void eddy_phase_velocity_grid(eddy_world *w);
+/* The tracers the step's advection left outside the flow grid (far_flag),
+ * moved with the velocity solver's value at each of them (velocity.c). */
+void eddy_phase_advect_far_tracers(eddy_world *w, float dt);
 void eddy_phase_stretch(eddy_world *w, float dt);
 bool eddy_phase_density(eddy_world *w, float dt);
 /* The density phase of this step will update vorticity and re-aggregate the
@@ -54,9 +57,9 @@ bool eddy_tree_build_moments(influence_tree *t, task_system *ts, const particle_
 bool eddy_partition_build(partition *part, task_system *ts, const grid_shape *g,
                           const particle_array *v);
 void eddy_partition_free(partition *part);
-/* Bounding box of vortons and tracers by chunk + fixed reduction tree (bounds.c).
+/* Bounding box of the vortons (and the tracers, with_tracers) by chunk + fixed reduction tree (bounds.c).
  * Returns false when there are no particles. */
-bool eddy_particles_bounds(eddy_world *w, float lo[3], float hi[3]);
+bool eddy_particles_bounds(eddy_world *w, float lo[3], float hi[3], bool with_tracers);
 
 /* The vorton velocity kernel (design note in kernel.c): velocity induced at
  * q by a vorton or supervorton at p with vorticity w and core radius a

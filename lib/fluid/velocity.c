@@ -20,7 +20,9 @@
  * order, 8 to a block, so a vorton's bits depend on the vortons beside it in
  * that order, never on the worker count. The trilinear sample of a grid of
  * cells about the core's size is what slows thin rings (docs/accuracy.md). */
+#include "bodies/bodies.h"
 #include "fluid/fluid.h"
+#include "hash/hash.h"
 
 enum { DESCEND_CHUNK = 8, DIRECT_CHUNK = 16, TILE_CHUNK = 1 };
 
@@ -34,17 +36,61 @@ static bool uses_moments(const eddy_world *w) {
     return uses_treecode(w) && w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
 }
 
+/* True when a container that carries its fluid (lib/bodies/carry.c) meets
+ * the box [lo, hi] (its vertices' box, in world coordinates). */
+static bool fluid_container_meets(const eddy_world *w, const float lo[3], const float hi[3]) {
+    for (int s = 0; s < w->body_count; ++s) {
+        const body *b = &w->bodies[s];
+        if (!b->alive || !eddy_body_carries_fluid(b) || b->vertex_count == 0) continue;
+        float blo[3] = {0.0f, 0.0f, 0.0f}, bhi[3] = {0.0f, 0.0f, 0.0f};
+        for (int k = 0; k < b->vertex_count; ++k) {
+            const eddy_vec3 v = b->vertices[k];
+            for (int a = 0; a < 3; ++a) {
+                const float x = b->position[a] + (b->rotation[a][0] * v.x + b->rotation[a][1] * v.y +
+                                                  b->rotation[a][2] * v.z);
+                blo[a] = k ? fmin_det(blo[a], x) : x;
+                bhi[a] = k ? fmax_det(bhi[a], x) : x;
+            }
+        }
+        bool meets = true;
+        for (int a = 0; a < 3; ++a) meets = meets && blo[a] <= hi[a] && bhi[a] >= lo[a];
+        if (meets) return true;
+    }
+    return false;
+}
+
 bool eddy_phase_build_grid(eddy_world *w) {
     w->grid_valid = false;
     if (w->vortons.count == 0) return true;
     float lo[3], hi[3];
-    eddy_particles_bounds(w, lo, hi);
+    eddy_particles_bounds(w, lo, hi, w->def.grid_extent == EDDY_GRID_EXTENT_ALL_PARTICLES);
+    /* The seed's margin is one vorton radius. A grid of the vortons alone
+     * takes three: the rho' field falls to zero over 2 r past the last
+     * vortons (lib/fluid/density.c), and its gradient there (a free surface)
+     * makes the baroclinic term, which the seed's grid had only where
+     * tracers lay beyond the fluid. */
     const float margin = w->def.vorton_radius;
     for (int a = 0; a < 3; ++a) {
         lo[a] -= margin;
         hi[a] += margin;
     }
     eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
+    if (w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS && fluid_container_meets(w, lo, hi)) {
+        /* A fluid held in a container has a free surface: rho' falls to zero
+         * over a cell or two past its last vortons, and that gradient makes
+         * the baroclinic term that tilts the surface. The seed's grid had
+         * that room because the tracers filled the container; a grid of the
+         * vortons takes two of its cells more on every side there (in the
+         * open, where no wall holds a surface, the vortons' box suffices:
+         * docs/algorithm.md, "Where the grid lies"). */
+        const grid_shape *g0 = &w->grid;
+        const float cell = fmax_det(g0->spacing[0], fmax_det(g0->spacing[1], g0->spacing[2]));
+        for (int a = 0; a < 3; ++a) {
+            lo[a] -= 2.0f * cell;
+            hi[a] += 2.0f * cell;
+        }
+        eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
+    }
     if (!eddy_grid_arrays_reserve(w, grid_point_count(&w->grid))) return false;
     if (!eddy_partition_build(&w->part, &w->tasks, &w->grid, &w->vortons)) return false;
     /* Nothing reads the tree before the density phase; when that phase
@@ -290,4 +336,103 @@ void eddy_phase_velocity_grid(eddy_world *w) {
     eddy_parallel_for(&w->tasks, points, DIRECT_CHUNK, direct_grid_chunk, &job);
     if (w->def.velocity_method == EDDY_VELOCITY_DIRECT_VORTONS)
         eddy_parallel_for(&w->tasks, w->vortons.count, DIRECT_CHUNK, direct_vorton_chunk, &job);
+}
+
+/* ---------------------------------------------------------------- far tracers
+ * EDDY_GRID_EXTENT_VORTONS: the grid spans the vortons alone, so the step's
+ * tracer advection left the tracers outside it where they were (far_flag,
+ * lib/fluid/advect.c). Here, with this step's tree, each moves with the
+ * velocity the solver gives at the tracer itself: the multipole walk (its
+ * tracers in blocks of 8, tiles of 64, as the vortons' own walk), the
+ * original traversal or direct summation, with the grid's core (a = f r).
+ * Far from the vortons the walk takes the root's expansion, so a tracer a
+ * kilometre away costs one cell. The chunks are hash blocks of tracers: a
+ * chunk's flagged tracers, in index order, make its blocks, so nothing
+ * depends on the worker count; each moved tracer's early hash is stale. */
+
+enum { FAR_CHUNK = EDDY_HASH_BLOCK_PARTICLES, FAR_TILE = TREE_TILE_BLOCKS * TREE_BLOCK_POINTS };
+
+typedef struct far_job {
+    eddy_world *w;
+    float dt, a, c;
+} far_job;
+
+/* The multipole walk at tracers who[0 .. n), n <= FAR_TILE. */
+static void far_tile(const far_job *job, const int *who, int n, vec3 *u) {
+    const eddy_world *w = job->w;
+    const particle_array *t = &w->tracers;
+    tree_tile tile;
+    memset(&tile, 0, sizeof tile);
+    for (int k = 0; k < TREE_TILE_BLOCKS; ++k) {
+        const int first = k * TREE_BLOCK_POINTS;
+        if (first >= n) break;
+        tree_block *b = &tile.block[k];
+        for (int p = 0; p < TREE_BLOCK_POINTS; ++p) {
+            const int i = who[first + p < n ? first + p : first];
+            const float q[3] = {t->px[i], t->py[i], t->pz[i]};
+            b->qx[p] = q[0];
+            b->qy[p] = q[1];
+            b->qz[p] = q[2];
+            for (int a = 0; a < 3; ++a) {
+                b->lo[a] = p ? fmin_det(b->lo[a], q[a]) : q[a];
+                b->hi[a] = p ? fmax_det(b->hi[a], q[a]) : q[a];
+            }
+        }
+        for (int a = 0; a < 3; ++a) {
+            tile.lo[a] = tile.active ? fmin_det(tile.lo[a], b->lo[a]) : b->lo[a];
+            tile.hi[a] = tile.active ? fmax_det(tile.hi[a], b->hi[a]) : b->hi[a];
+        }
+        tile.active |= 1u << k;
+    }
+    vec3 out[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+    eddy_tree_velocity_tile(&w->tree, &w->vortons, &w->part, &tile, w->def.treecode_opening_angle,
+                            job->a, job->c, out);
+    for (int m = 0; m < n; ++m) u[m] = out[m / TREE_BLOCK_POINTS][m % TREE_BLOCK_POINTS];
+}
+
+static void far_chunk(int chunk, int begin, int end, void *context) {
+    const far_job *job = context;
+    eddy_world *w = job->w;
+    particle_array *t = &w->tracers;
+    int who[FAR_CHUNK];
+    int n = 0;
+    for (int i = begin; i < end; ++i)
+        if (w->far_flag[i]) who[n++] = i;
+    (void)chunk;
+    if (n == 0) return;
+    vec3 u[FAR_CHUNK];
+    if (!w->grid_valid) {
+        for (int m = 0; m < n; ++m) u[m] = (vec3){0.0f, 0.0f, 0.0f};
+    } else if (uses_moments(w)) {
+        for (int m = 0; m < n; m += FAR_TILE)
+            far_tile(job, who + m, n - m < FAR_TILE ? n - m : FAR_TILE, u + m);
+    } else {
+        for (int m = 0; m < n; ++m) {
+            const int i = who[m];
+            u[m] = uses_treecode(w)
+                       ? eddy_tree_velocity_at(&w->tree, t->px[i], t->py[i], t->pz[i], job->a, job->c)
+                       : eddy_direct_velocity_at(&w->vortons, t->px[i], t->py[i], t->pz[i], job->a);
+        }
+    }
+    const float dt = job->dt, wx = w->wind.x, wy = w->wind.y, wz = w->wind.z;
+    for (int m = 0; m < n; ++m) {
+        const int i = who[m];
+        const float ux = u[m].x + wx, uy = u[m].y + wy, uz = u[m].z + wz;
+        t->vx[i] = ux;
+        t->vy[i] = uy;
+        t->vz[i] = uz;
+        t->drho[i] = 0.0f; /* no rho' beyond the vortons' grid */
+        t->px[i] = t->px[i] + ux * dt;
+        t->py[i] = t->py[i] + uy * dt;
+        t->pz[i] = t->pz[i] + uz * dt;
+        eddy_early_hash_stale(w, i);
+    }
+}
+
+void eddy_phase_advect_far_tracers(eddy_world *w, float dt) {
+    if (!w->far_any) return;
+    const float r = w->def.vorton_radius, f = w->grid_valid && uses_treecode(w) ? w->mollify : 1.0f;
+    far_job job = {w, dt, r * f, 1.0f / (f * f * f)};
+    eddy_parallel_for(&w->tasks, w->far_count, FAR_CHUNK, far_chunk, &job);
+    w->far_any = false;
 }

