@@ -63,9 +63,20 @@
  * volume-weighted centroid, which adds no total vorticity and a linear
  * impulse 1/2 rho_f sum (x_i - c) x (b x (x_i - c)) V = 1/2 rho_f M_v b
  * (M_v their "inertia" about c); b = 2 M_v^-1 J / rho_f. A vortex ring's
- * vorticity pattern, pushing the fluid along J. With fewer than 8 vortons
- * there, or a degenerate M_v, the reaction is not represented (logged by
- * nothing: the fluid there has no vortons to carry it).
+ * vorticity pattern, pushing the fluid along J. The angular impulse L of
+ * the spin drag and the face torques goes to the same vortons as one
+ * d(omega) = 2 M_v^-1 L / rho_f: the fluid there turning rigidly at
+ * d(omega)/2, with angular momentum L. Its kinetic energy, L^2 / (2 I_f)
+ * with I_f = rho_f M_v, is less than the spin energy the body gave up,
+ * L^2 / (2 I_b), whenever the fluid within rho_s has more inertia than the
+ * body, which it always has for R < rho_s and a body not much denser than
+ * the fluid. (Handed as each vorton's own spin, m r^2 d(omega) / 5 with r
+ * the vorton radius, the seed's bookkeeping of §2, the same L needed a
+ * d(omega) (rho_s / r)^2 times larger: a light spinning ball's wake then
+ * pushed it back at 0.8 m/s for seconds, curve_ball.) With fewer than 8
+ * vortons there the reaction is not represented, and with a degenerate M_v
+ * only the spin is, with the isotropic tr(M_v)/3 (logged by nothing: the
+ * fluid there has no vortons to carry it).
  *
  * Determinism: bodies in slot order; the flow samples and laws are per body
  * and serial; the reaction's sums are per-chunk partials combined by the
@@ -321,13 +332,12 @@ void eddy_body_flow_update(const eddy_world *w, const body *b, float dt, vec3 ot
 /* ---------------------------------------------------------------- reaction */
 typedef struct reaction_sum {
     double v, r[3], rr[6]; /* count, sum r, sum r r^T (xx, yy, zz, xy, xz, yz) */
-    double mass;           /* sum rho0 + rho' */
 } reaction_sum;
 
 typedef struct reaction_job {
     eddy_world *w;
     vec3 centre;
-    float radius2, rho0;
+    float radius2;
     reaction_sum *partials;
     vec3 c, b;  /* pass 2 */
     vec3 spin;  /* pass 2: d(omega) of every vorton there, the angular reaction */
@@ -343,7 +353,6 @@ static void reaction_sum_chunk(int chunk, int begin, int end, void *context) {
         if (!(v3_dot(d, d) < job->radius2)) continue;
         const double x = (double)d.x, y = (double)d.y, z = (double)d.z;
         s.v += 1.0;
-        s.mass += (double)(job->rho0 + a->drho[i]);
         s.r[0] += x; s.r[1] += y; s.r[2] += z;
         s.rr[0] += x * x; s.rr[1] += y * y; s.rr[2] += z * z;
         s.rr[3] += x * y; s.rr[4] += x * z; s.rr[5] += y * z;
@@ -355,7 +364,6 @@ static void reaction_combine(void *dst, const void *src) {
     reaction_sum *a = dst;
     const reaction_sum *b = src;
     a->v += b->v;
-    a->mass += b->mass;
     for (int k = 0; k < 3; ++k) a->r[k] += b->r[k];
     for (int k = 0; k < 6; ++k) a->rr[k] += b->rr[k];
 }
@@ -374,8 +382,10 @@ static void reaction_apply_chunk(int chunk, int begin, int end, void *context) {
 }
 
 /* Hands the linear impulse j (N s) and the angular impulse l (N m s) to the
- * vortons around body b: l as spin, the same d(omega) on each of them,
- * sum m_v r^2 d(omega) / 5 = l (the spin of docs/coupling.md §2). */
+ * vortons around body b: j as the ring pattern b x (x - c), l as one
+ * d(omega) on all of them, the vorticity of the fluid there turning rigidly
+ * at d(omega)/2 about c, whose angular momentum rho_f M d(omega) / 2 is l
+ * (docs/coupling.md §8). */
 bool eddy_body_flow_reaction(eddy_world *w, const body *b, vec3 j, vec3 l) {
     particle_array *a = &w->vortons;
     if (a->count == 0 || !(v3_dot(j, j) > 0.0f || v3_dot(l, l) > 0.0f)) return true;
@@ -383,7 +393,7 @@ bool eddy_body_flow_reaction(eddy_world *w, const body *b, vec3 j, vec3 l) {
     reaction_sum *partials = eddy_partials_reserve(w, (size_t)n * sizeof *partials);
     if (!partials) return false;
     const float rs = eddy_body_flow_radius(w, b);
-    reaction_job job = {w, v3_load(b->position), rs * rs, w->def.ambient_density, partials,
+    reaction_job job = {w, v3_load(b->position), rs * rs, partials,
                         {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
     eddy_parallel_for(&w->tasks, a->count, REACTION_CHUNK, reaction_sum_chunk, &job);
     eddy_reduce_tree(&w->tasks, partials, n, sizeof *partials, reaction_combine);
@@ -406,11 +416,13 @@ bool eddy_body_flow_reaction(eddy_world *w, const body *b, vec3 j, vec3 l) {
     const double c02 = m[1][0] * m[2][1] - m[1][1] * m[2][0];
     const double det = m[0][0] * c00 + m[0][1] * c01 + m[0][2] * c02;
     const double tr = m[0][0] + m[1][1] + m[2][2];
-    const double r2 = (double)w->def.vorton_radius * (double)w->def.vorton_radius;
-    const double spin_scale = s.mass > 0.0 ? 5.0 / (s.mass * vol * r2) : 0.0;
-    job.spin = (vec3){(float)((double)l.x * spin_scale), (float)((double)l.y * spin_scale),
-                      (float)((double)l.z * spin_scale)};
-    if (!(det > 1.0e-6 * tr * tr * tr)) { /* degenerate: the linear part is not represented */
+    const double rho = (double)b->fluid_density;
+    const double ll[3] = {(double)l.x, (double)l.y, (double)l.z};
+    if (!(det > 1.0e-6 * tr * tr * tr)) {
+        /* degenerate: the linear part is not represented; the spin takes the
+         * isotropic part of M (tr M / 3) */
+        const double iso = tr > 0.0 ? 2.0 / (rho * tr / 3.0) : 0.0;
+        job.spin = (vec3){(float)(ll[0] * iso), (float)(ll[1] * iso), (float)(ll[2] * iso)};
         eddy_parallel_for(&w->tasks, a->count, REACTION_CHUNK, reaction_apply_chunk, &job);
         return true;
     }
@@ -424,11 +436,13 @@ bool eddy_body_flow_reaction(eddy_world *w, const body *b, vec3 j, vec3 l) {
     inv[2][0] = c02 / det;
     inv[2][1] = (m[0][1] * m[2][0] - m[0][0] * m[2][1]) / det;
     inv[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) / det;
-    const double rho = (double)b->fluid_density;
     const double jj[3] = {(double)j.x, (double)j.y, (double)j.z};
-    double bv[3];
-    for (int r = 0; r < 3; ++r)
+    double bv[3], sv[3];
+    for (int r = 0; r < 3; ++r) {
         bv[r] = 2.0 * (inv[r][0] * jj[0] + inv[r][1] * jj[1] + inv[r][2] * jj[2]) / rho;
+        sv[r] = 2.0 * (inv[r][0] * ll[0] + inv[r][1] * ll[1] + inv[r][2] * ll[2]) / rho;
+    }
+    job.spin = (vec3){(float)sv[0], (float)sv[1], (float)sv[2]};
     job.b = (vec3){(float)bv[0], (float)bv[1], (float)bv[2]};
     job.c = v3_add(job.centre, (vec3){(float)cx, (float)cy, (float)cz});
     eddy_parallel_for(&w->tasks, a->count, REACTION_CHUNK, reaction_apply_chunk, &job);
