@@ -577,6 +577,7 @@ Test(flow_api, seed_coupling_keeps_the_old_bits, .timeout = 120) {
     eddy_world_def base = eddy_world_def_default();
     base.worker_count = TEST_WORKERS;
     base.body_coupling = EDDY_BODY_COUPLING_TRACERS;
+    base.grid_extent = EDDY_GRID_EXTENT_ALL_PARTICLES; /* the grid of those goldens */
     eddy_world *w = NULL;
     cr_assert_eq(eddy_scene_create("rotated_cube", &base, &w), EDDY_OK);
     cr_assert_eq(eddy_world_get_def(w)->body_coupling, EDDY_BODY_COUPLING_TRACERS);
