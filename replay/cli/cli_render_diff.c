@@ -35,6 +35,7 @@
  *   fine here. */
 #include "cli_render.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,8 +288,9 @@ static void cross(image *im, float x, float y, int arm, rgb col) {
 }
 
 /* Tracers: each pixel that holds differing ones takes the colour of the
- * farthest apart there, times the plain picture's brightness. Vortons (and
- * every particle of a small set) as dots. */
+ * farthest apart there, times the plain picture's brightness (one that
+ * differs in another field only, 0 apart, takes the nearest end). Vortons
+ * (and every particle of a small set) as dots. */
 static bool mark_differences(image *im, const cli_camera *c, const difference_list *l, int side,
                              const apart_scale *s) {
     const size_t n = (size_t)c->size * (size_t)c->size;
@@ -301,7 +303,8 @@ static bool mark_differences(image *im, const cli_camera *c, const difference_li
         cli_to_pixel(c, d->at[side], &x, &y);
         if (!(x >= 0.0f && y >= 0.0f && x < (float)c->size && y < (float)c->size)) continue;
         float *p = &far[(size_t)y * (size_t)c->size + (size_t)x];
-        if (d->apart > *p) *p = d->apart;
+        const float apart = d->apart > FLT_MIN ? d->apart : FLT_MIN;
+        if (apart > *p) *p = apart;
     }
     for (size_t k = 0; k < n; ++k) {
         if (far[k] <= 0.0f) continue;
