@@ -10,14 +10,20 @@
 #    flush denormals refused; every scene at 2 and 3 workers with pthreads
 #    over its first pthread_frames frames;
 #    the FP contract check (eddy-fp-contract) with pthreads at 1 and 3 workers;
+#    the JS package (bindings/js/test/node_test.mjs): scenes against their
+#    goldens, snapshots, smoke volumes and sight lines, and, when the native
+#    build has eddy-smoke-bench, a smoke volume's hash equal to the native one;
 # 3. Chromium: tests/browser/browser_test.js serves <build>/web with
-#    `python3 -m http.server` on 127.0.0.1, runs two scenes in the page and
-#    requires every frame hash to match its golden and the canvas not blank;
+#    `python3 -m http.server` on 127.0.0.1, runs two scenes in the page with
+#    their smoke ray-marched in WebGL2 (SwiftShader) and requires every frame
+#    hash to match its golden, the canvas not blank, the smoke drawn in its
+#    region and nowhere else, and the last frame drawn as particles too;
 #    screenshots in <build>/web-<scene>.png.
 #
 # Environment:
 #   EDDY_WASM_BUILD_DIR=dir   single-threaded build (default build-wasm-em)
 #   EDDY_WASM_PTHREAD_DIR=dir pthreads build (default build-wasm-em-pt)
+#   EDDY_NATIVE_BUILD_DIR=dir native build with eddy-smoke-bench (default build)
 #   EDDY_CHROMIUM=path        the browser (default /usr/bin/chromium)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -29,7 +35,10 @@ jobs=$(nproc 2>/dev/null || echo 2)
 golden=$PWD/golden
 pthread_threads=2,3
 pthread_frames=30
-browser_scenes=vortex_ring,buoyant_ball
+native_dir=${EDDY_NATIVE_BUILD_DIR:-build}
+# smoke_grenade: the gameplay scene (its room, its sight line); buoyant_ball:
+# smoke around bodies in a closed box (and its last frame as particles).
+browser_scenes=smoke_grenade,buoyant_ball
 # The JavaScript package (bindings/js) under node: these scenes through its API
 # against every golden frame (the page in Chromium runs on the same package).
 js_scenes=(vortex_ring ball_through_smoke buoyant_ball container_drop curve_ball dye_drop)
@@ -103,8 +112,23 @@ browser_test() {
         --scenes "$browser_scenes" --chromium "$chromium"
 }
 
+# The native smoke volume the package's must equal: vortex_ring at frame 41,
+# the cube of half-extent 3 at 48^3 voxels (eddy-smoke-bench's line).
+native_smoke() {
+    local bench=$native_dir/eddy-smoke-bench line
+    [[ -x $bench ]] || return 0
+    line=$("$bench" --scene vortex_ring --frames 40 --resolution 48 --half-extent 3 --reps 1 \
+        --segments 16 --workers 1 2>/dev/null) || return 0
+    [[ $line =~ frame\ ([0-9]+).*volume\ hash\ ([0-9a-f]{16}) ]] &&
+        printf 'vortex_ring %s 3 48 %s' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+}
+
 js_package() {
-    "${node_run[@]}" bindings/js/test/node_test.mjs "$build_dir/eddy-js" "$golden" "${js_scenes[@]}"
+    local native
+    native=$(native_smoke)
+    [[ -n $native ]] || echo "no $native_dir/eddy-smoke-bench: the smoke volume is not compared with native"
+    EDDY_NATIVE_SMOKE=$native "${node_run[@]}" bindings/js/test/node_test.mjs "$build_dir/eddy-js" \
+        "$golden" "${js_scenes[@]}"
 }
 
 stage "tools" need_tools

@@ -88,7 +88,7 @@ run_denormals() {
 # (scripts/check_wasm.sh).
 run_wasm() {
     step "WebAssembly in node and Chromium (scripts/check_wasm.sh)"
-    bash scripts/check_wasm.sh || fail "scripts/check_wasm.sh"
+    EDDY_NATIVE_BUILD_DIR=$build_dir bash scripts/check_wasm.sh || fail "scripts/check_wasm.sh"
 }
 
 # The decoders under libFuzzer (clang, ASan+UBSan), each for a bounded time,

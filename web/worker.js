@@ -3,17 +3,25 @@
 // A module worker on eddy's JavaScript package (bindings/js, copied to
 // eddy-js/ beside the page): the same API a game uses.
 //
-// Messages in:  {type: 'start', scene, run}  create the scene's world (frame 0)
-//               {type: 'next'}          step one frame
+// Messages in:  {type: 'start', scene, run, display, smoke, light}  create the scene's world (frame 0)
+//               {type: 'next', display, smoke, light}   step one frame
+//               {type: 'again', display, smoke, light}  the current frame again (display changed)
+//                 display: 'smoke' or 'particles'; smoke: whether to build the
+//                 frame's smoke volume (smoke.js; the page asks when it can draw
+//                 it); light: [x, y, z] toward the light
 // Messages out: {type: 'scenes', scenes: [{name, description}]}
-//               {type: 'frame', run, scene, frame, hash, tracers, vortons, bodies}
-//                 tracers/vortons: Float32Array x,y,z,...; bodies: records
-//                 [kind, x, z, radius, n, n x-z vertices] (World.bodyOutlines)
+//               {type: 'frame', run, scene, frame, hash, again, display, tracerCount,
+//                vortonCount, tracers, vortons, bodies, smoke}
+//                 tracers/vortons: Float32Array x,y,z,... (empty when drawing smoke);
+//                 bodies: records [kind, x, z, radius, n, n x-z vertices]
+//                 (World.bodyOutlines); smoke: SmokeFrames.frame's message or null
 //               {type: 'error', message}
 import { loadEddy } from './eddy-js/eddy.mjs';
+import { SmokeFrames } from './smoke.js';
 
 let eddy = null;
 let world = null;
+let smoke = null;
 let scene = null;
 let run = 0;          // the page's run id, echoed in every frame
 
@@ -29,12 +37,18 @@ function interleave(view) {
     return out;
 }
 
-function postFrame() {
-    const tracers = interleave(world.tracers());
-    const vortons = interleave(world.vortons());
+function postFrame(message) {
+    const particles = message.display !== 'smoke';
+    const tracers = particles ? interleave(world.tracers()) : new Float32Array(0);
+    const vortons = particles ? interleave(world.vortons()) : new Float32Array(0);
     const bodies = world.bodyOutlines();
-    postMessage({type: 'frame', run, scene, frame: world.frame, hash: world.hash(), tracers, vortons,
-                 bodies}, [tracers.buffer, vortons.buffer, bodies.buffer]);
+    const volume = particles || !message.smoke ? {message: null, transfer: []}
+                                               : smoke.frame(world, message.light);
+    postMessage({type: 'frame', run, scene, frame: world.frame, hash: world.hash(),
+                 again: message.type === 'again', display: message.display,
+                 tracerCount: world.tracerCount,
+                 vortonCount: world.vortonCount, tracers, vortons, bodies, smoke: volume.message},
+                [tracers.buffer, vortons.buffer, bodies.buffer, ...volume.transfer]);
 }
 
 onmessage = (event) => {
@@ -45,13 +59,14 @@ onmessage = (event) => {
             scene = message.scene;
             run = message.run;
             if (world) world.destroy();
-            world = null;
+            if (smoke) smoke.destroy();
+            world = smoke = null;
             world = eddy.createScene(scene);
-            postFrame();
+            smoke = new SmokeFrames(eddy, scene);
         } else if (message.type === 'next') {
             world.step();
-            postFrame();
         }
+        postFrame(message);
     } catch (e) {
         postMessage({type: 'error', message: scene + ': ' + e.message});
     }

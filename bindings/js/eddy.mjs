@@ -8,6 +8,9 @@
 //   world.step({ wind: [1, 0, 0] });
 //   world.hash();                                      // '90358f0f8f2fdfad', as in golden files
 //   const t = world.tracers();                         // Float32Arrays over wasm memory, no copy
+//   const smoke = eddy.createSmokeVolume({ min: [-1, -1, -1], max: [1, 1, 1], resolution: [64, 64, 64] });
+//   smoke.update(world);                               // after a step
+//   const rho = smoke.density();                       // Float32Array over wasm memory, x fastest
 //   world.destroy();
 //
 // Views are valid until the world next changes (a step, a restore) and the
@@ -99,6 +102,92 @@ class Eddy {
       this.fail(s, m.UTF8ToString(m._eddy_last_error_message()));
     }
     return new World(this, m.HEAPU32[this.scratch >> 2], nameBytes);
+  }
+
+  // A smoke volume (include/eddy/smoke.h, docs/gameplay.md): the tracers'
+  // smoke accumulated into a density grid over min..max by update(world).
+  createSmokeVolume({ min, max, resolution, tracerAmount = 1 }) {
+    const m = this.m, q = this.scratch;
+    m.HEAPF32.set([...min, ...max], (q + 64) >> 2);
+    m.HEAP32.set(resolution, (q + 96) >> 2);
+    const s = m._eddy_js_smoke_volume_create(q + 64, q + 96, tracerAmount, q);
+    if (s !== 0) this.fail(s, m.UTF8ToString(m._eddy_smoke_error_message()));
+    return new SmokeVolume(this, m.HEAPU32[q >> 2]);
+  }
+
+  // A built-in scene's smoke: the volume over its room ({ min, max, resolution,
+  // tracerAmount }; the library's default for a scene without one) and, for a
+  // gameplay scene (smoke_grenade), its sight line between the two players.
+  sceneSmoke(name) {
+    const m = this.m, q = this.scratch, f = (q + 64) >> 2;
+    const nameBytes = m._malloc(name.length * 4 + 1);
+    m.stringToUTF8(name, nameBytes, name.length * 4 + 1);
+    const sight = m._eddy_js_scene_smoke(nameBytes, q + 64);
+    m._free(nameBytes);
+    const v = Array.from(m.HEAPF32.subarray(f, f + 17));
+    return {
+      volume: { min: v.slice(0, 3), max: v.slice(3, 6), resolution: v.slice(6, 9), tracerAmount: v[9] },
+      sightLine: sight ? { from: v.slice(10, 13), to: v.slice(13, 16), extinction: v[16] } : null,
+    };
+  }
+}
+
+class SmokeVolume {
+  constructor(eddy, ptr) {
+    this.eddy = eddy;
+    this.m = eddy.m;
+    this.ptr = ptr;
+    const m = this.m, f = (eddy.scratch + 64) >> 2;
+    m._eddy_js_smoke_volume_def(ptr, eddy.scratch + 64);
+    const v = Array.from(m.HEAPF32.subarray(f, f + 10));
+    this.min = v.slice(0, 3);
+    this.max = v.slice(3, 6);
+    this.resolution = v.slice(6, 9);
+    this.tracerAmount = v[9];
+    this.voxelCount = this.resolution[0] * this.resolution[1] * this.resolution[2];
+  }
+  fail(s) { this.eddy.fail(s, this.m.UTF8ToString(this.m._eddy_smoke_error_message())); }
+  // The world's tracers as they are now, accumulated (replacing what the volume held).
+  update(world) {
+    const s = this.m._eddy_smoke_volume_update(this.ptr, world.ptr);
+    if (s !== 0) this.fail(s);
+  }
+  // Densities (smoke per cubic metre), x fastest: voxel (i, j, k) at
+  // i + nx (j + ny k). A Float32Array over wasm memory, no copy: valid until
+  // the memory grows or the volume is destroyed; it follows every update.
+  density() {
+    return new Float32Array(this.m.HEAPF32.buffer, this.m._eddy_smoke_volume_density(this.ptr),
+                            this.voxelCount);
+  }
+  get frame() { return this.m._eddy_js_smoke_volume_frame(this.ptr); }
+  get tracerCount() { return this.m._eddy_smoke_volume_tracer_count(this.ptr); }
+  // 16 lower-case hex digits: equal on every peer with the same frame and region.
+  hash() {
+    const m = this.m, q = this.eddy.scratch;
+    m._eddy_js_smoke_volume_hash(this.ptr, q);
+    return hex32(m.HEAPU32[(q >> 2) + 1]) + hex32(m.HEAPU32[q >> 2]);
+  }
+  // Beer-Lambert transmittance of segments (6 numbers each: from x, y, z,
+  // to x, y, z) through the smoke, with extinction sigma (m^2 per unit of
+  // smoke): { transmittance, opticalDepth }, Float32Arrays (copies). world
+  // gives the workers and FP mode (null: the calling thread).
+  transmittance(world, extinction, segments) {
+    const m = this.m, n = Math.floor(segments.length / 6);
+    const seg = m._malloc(Math.max(1, n) * 24), out = m._malloc(Math.max(1, n) * 8);
+    m.HEAPF32.set(Float32Array.from(segments).subarray(0, 6 * n), seg >> 2);
+    const s = m._eddy_smoke_transmittance(world ? world.ptr : 0, this.ptr, extinction, seg, n, out,
+                                          out + 4 * n);
+    const result = { transmittance: m.HEAPF32.slice(out >> 2, (out >> 2) + n),
+                     opticalDepth: m.HEAPF32.slice((out >> 2) + n, (out >> 2) + 2 * n) };
+    m._free(seg);
+    m._free(out);
+    if (s !== 0) this.fail(s);
+    return result;
+  }
+  destroy() {
+    if (!this.ptr) return;
+    this.m._eddy_smoke_volume_destroy(this.ptr);
+    this.ptr = 0;
   }
 }
 

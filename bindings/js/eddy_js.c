@@ -3,6 +3,7 @@
  * exported C API: a wasm export cannot return a struct by value, and the
  * binding reads struct layouts from here rather than hard-coding them. */
 #include "eddy/eddy.h"
+#include "eddy/smoke.h"
 #include "eddy/snapshot.h"
 #include "scenes.h"
 
@@ -20,6 +21,12 @@ double eddy_js_world_frame(const eddy_world *w);
 const eddy_input *eddy_js_scene_input_for(const char *name, double frame, eddy_scene_input *out);
 const char *eddy_js_scene_text(int index, int description);
 int eddy_js_body_outlines(const eddy_world *w, float *out, int capacity);
+int eddy_js_smoke_volume_create(const float region[6], const int resolution[3], float tracer_amount,
+                                eddy_smoke_volume **out);
+void eddy_js_smoke_volume_def(const eddy_smoke_volume *v, float out[10]);
+void eddy_js_smoke_volume_hash(const eddy_smoke_volume *v, uint32_t out[2]);
+double eddy_js_smoke_volume_frame(const eddy_smoke_volume *v);
+int eddy_js_scene_smoke(const char *name, float out[17]);
 
 /* Layout of the structs the binding writes (bindings/js/eddy.mjs). */
 EMSCRIPTEN_KEEPALIVE int eddy_js_layout(int what) {
@@ -135,4 +142,54 @@ EMSCRIPTEN_KEEPALIVE int eddy_js_body_outlines(const eddy_world *w, float *out, 
         }
     }
     return k;
+}
+
+/* ---------------------------------------------------------------- smoke */
+/* The smoke volume (include/eddy/smoke.h) without struct arguments: region
+ * as xlo, ylo, zlo, xhi, yhi, zhi. Returns the status; *out on success. */
+EMSCRIPTEN_KEEPALIVE int eddy_js_smoke_volume_create(const float region[6], const int resolution[3],
+                                                     float tracer_amount, eddy_smoke_volume **out) {
+    eddy_smoke_volume_def d = eddy_smoke_volume_def_default();
+    d.min_corner = (eddy_vec3){region[0], region[1], region[2]};
+    d.max_corner = (eddy_vec3){region[3], region[4], region[5]};
+    for (int a = 0; a < 3; ++a) d.resolution[a] = resolution[a];
+    d.tracer_amount = tracer_amount;
+    return (int)eddy_smoke_volume_create(&d, out);
+}
+
+/* A volume's definition as 10 floats: region (6), resolution (3), tracer amount. */
+EMSCRIPTEN_KEEPALIVE void eddy_js_smoke_volume_def(const eddy_smoke_volume *v, float out[10]) {
+    const eddy_smoke_volume_def d = eddy_smoke_volume_get_def(v);
+    const float f[10] = {d.min_corner.x, d.min_corner.y, d.min_corner.z, d.max_corner.x,
+                         d.max_corner.y, d.max_corner.z, (float)d.resolution[0],
+                         (float)d.resolution[1], (float)d.resolution[2], d.tracer_amount};
+    memcpy(out, f, sizeof f);
+}
+
+/* The volume hash as two 32-bit halves (lo, hi). */
+EMSCRIPTEN_KEEPALIVE void eddy_js_smoke_volume_hash(const eddy_smoke_volume *v, uint32_t out[2]) {
+    const uint64_t h = eddy_smoke_volume_hash(v);
+    out[0] = (uint32_t)h;
+    out[1] = (uint32_t)(h >> 32);
+}
+
+EMSCRIPTEN_KEEPALIVE double eddy_js_smoke_volume_frame(const eddy_smoke_volume *v) {
+    return (double)eddy_smoke_volume_frame(v);
+}
+
+/* A scene's smoke: its volume (region 6 floats, resolution 3, tracer amount)
+ * then, for a gameplay scene, its sight line (a 3, b 3, extinction). Returns
+ * 1 when the scene has a sight line (17 floats written), 0 otherwise (10). */
+EMSCRIPTEN_KEEPALIVE int eddy_js_scene_smoke(const char *name, float out[17]) {
+    const eddy_smoke_volume_def d = eddy_scene_smoke_volume(name);
+    const float f[10] = {d.min_corner.x, d.min_corner.y, d.min_corner.z, d.max_corner.x,
+                         d.max_corner.y, d.max_corner.z, (float)d.resolution[0],
+                         (float)d.resolution[1], (float)d.resolution[2], d.tracer_amount};
+    memcpy(out, f, sizeof f);
+    eddy_vec3 a, b;
+    float extinction;
+    if (!eddy_scene_sight_line(name, &a, &b, &extinction)) return 0;
+    const float g[7] = {a.x, a.y, a.z, b.x, b.y, b.z, extinction};
+    memcpy(out + 10, g, sizeof g);
+    return 1;
 }

@@ -35,6 +35,7 @@ typedef struct cli_options {
     int every;             /* render: every K-th frame; 0: not given */
     int sheet;             /* render: contact sheet of N frames; 0: not given */
     int against_threads;   /* render-diff: second worker count; 0: not given */
+    int top;               /* render-diff: the K most divergent particles ringed (default 10) */
     const char *camera;    /* render: XLO,YLO,XHI,YHI */
     const char *color;     /* render: plain | density */
     float density_range;   /* render: --range R for --color density; 0: fitted */
@@ -76,6 +77,16 @@ int cli_open(const char *path, const cli_options *o, eddy_pinner **pinner, eddy_
 /* Open FILE (o->files[0]) and seek to o->frame; prints why not. */
 int cli_open_at_frame(const cli_options *o, const char *command, eddy_pinner **pinner,
                       eddy_player **player);
+
+/* The built-in scene whose frame 0 has this world's frame hash (replays
+ * carry no scene name), or NULL; w must be at frame 0. *scene_def (may be
+ * NULL) receives that scene's definition. cli_worlds.c */
+const char *cli_scene_of(eddy_world *w, eddy_world_def *scene_def);
+/* The physical fields of two definitions (those eddy_world_def_encode
+ * writes) that differ, as "viscosity 0.01 vs 0.02, seed 1 vs 2" in out;
+ * returns how many (0: the same physics; -1: the encodings differ in a field
+ * the list does not name, and out says so). */
+int cli_def_differences(const eddy_world_def *a, const eddy_world_def *b, char *out, size_t size);
 
 /* Commands: return the exit code. */
 int cmd_record(const cli_options *o);

@@ -233,7 +233,48 @@ static void print_keyframes(eddy_player *p) {
     printf("%s\n", n > 64 ? ", ..." : "");
 }
 
-static void info_json(const cli_options *o, const eddy_replay_info *i, eddy_player *p) {
+/* The scene of the replay's first frame (when it is frame 0), whether the
+ * replay's definition is that scene's, and the counts at the first frame. */
+typedef struct world_summary {
+    const char *scene;
+    char def_differs[512]; /* "" when the definition is the scene's */
+    int64_t frame;
+    int vortons, tracers, bodies;
+} world_summary;
+
+static void summarize_world(eddy_player *p, world_summary *s) {
+    eddy_world *w = eddy_player_world(p);
+    eddy_world_def scene_def;
+    s->scene = cli_scene_of(w, &scene_def);
+    s->def_differs[0] = '\0';
+    if (s->scene) cli_def_differences(eddy_world_get_def(w), &scene_def, s->def_differs, sizeof s->def_differs);
+    s->frame = eddy_world_frame(w);
+    s->vortons = eddy_world_vorton_count(w);
+    s->tracers = eddy_world_tracer_count(w);
+    s->bodies = eddy_world_body_count(w);
+}
+
+/* ", \"scene\": ..., \"definition_differs\": ..., \"counts_frame\": F, \"vortons\": ..." */
+static void info_json_world(const world_summary *s) {
+    printf(", \"scene\": ");
+    if (s->scene) json_string(s->scene);
+    else printf("null");
+    printf(", \"definition_differs\": ");
+    json_string(s->def_differs);
+    printf(", \"counts_frame\": %lld, \"vortons\": %d, \"tracers\": %d, \"bodies\": %d",
+           (long long)s->frame, s->vortons, s->tracers, s->bodies);
+}
+
+static void print_world(const world_summary *s) {
+    printf("scene           %s\n", s->scene ? s->scene : "none of the built-in scenes (initial state differs)");
+    if (s->def_differs[0])
+        printf("definition      not the scene's: %s (replay vs scene)\n", s->def_differs);
+    printf("at frame %-7lld %d vortons, %d tracers, %d bodies\n", (long long)s->frame, s->vortons,
+           s->tracers, s->bodies);
+}
+
+static void info_json(const cli_options *o, const eddy_replay_info *i, eddy_player *p,
+                      const world_summary *world) {
     const eddy_replay_fingerprint *f = &i->fingerprint;
     printf("{\"file\": ");
     json_string(o->files[0]);
@@ -262,32 +303,8 @@ static void info_json(const cli_options *o, const eddy_replay_info *i, eddy_play
            (unsigned long long)i->compressed_bytes, (unsigned long long)i->snapshot_bytes,
            (unsigned long long)i->keyframe_bytes);
     json_string(i->warnings);
+    info_json_world(world);
     printf("}\n");
-}
-
-/* The built-in scene whose initial state has this world's frame hash (replays
- * carry no scene name: their first frame is matched against every scene's
- * frame 0), or NULL. */
-static const char *scene_of(eddy_world *w) {
-    if (eddy_world_frame(w) != 0) return NULL;
-    const uint64_t want = eddy_world_hash(w).frame_hash;
-    for (int k = 0; k < eddy_scene_count(); ++k) {
-        eddy_world *s = NULL;
-        const char *name = eddy_scene_at(k)->name;
-        if (eddy_scene_create(name, NULL, &s) != EDDY_OK) continue;
-        const bool same = eddy_world_hash(s).frame_hash == want;
-        eddy_world_destroy(s);
-        if (same) return name;
-    }
-    return NULL;
-}
-
-static void print_world(eddy_player *p) {
-    eddy_world *w = eddy_player_world(p);
-    const char *scene = scene_of(w);
-    printf("scene           %s\n", scene ? scene : "none of the built-in scenes (initial state differs)");
-    printf("at frame %-7lld %d vortons, %d tracers, %d bodies\n", (long long)eddy_world_frame(w),
-           eddy_world_vorton_count(w), eddy_world_tracer_count(w), eddy_world_body_count(w));
 }
 
 int cmd_info(const cli_options *o) {
@@ -300,7 +317,9 @@ int cmd_info(const cli_options *o) {
     if (code != EXIT_OK) return code;
     const eddy_replay_info i = eddy_player_info(p);
     if (o->json) {
-        info_json(o, &i, p);
+        world_summary world;
+        summarize_world(p, &world);
+        info_json(o, &i, p, &world);
         eddy_player_close(p);
         eddy_pinner_destroy(pinner);
         return truncated ? EXIT_INVALID_FILE : EXIT_OK;
@@ -323,7 +342,9 @@ int cmd_info(const cli_options *o) {
            (unsigned long long)i.raw_bytes, (unsigned long long)i.compressed_bytes,
            i.compressed_bytes ? (double)i.raw_bytes / (double)i.compressed_bytes : 0.0,
            i.frame_count ? (double)i.file_bytes / (double)i.frame_count : 0.0);
-    print_world(p);
+    world_summary world;
+    summarize_world(p, &world);
+    print_world(&world);
     if (i.warnings[0]) printf("notes           %s\n", i.warnings);
     eddy_player_close(p);
     eddy_pinner_destroy(pinner);

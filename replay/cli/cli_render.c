@@ -25,45 +25,28 @@
  *   magenta.
  * - The picture is for people, not for comparison: floats and libm are
  *   fine here. */
-#include "cli.h"
-#include "cli_draw.h"
-#include "cli_shapes.h"
+#include "cli_render.h"
 #include "cli_volume.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct camera {
-    int axis[2];         /* world axes shown right and up */
-    char view;           /* 'x', 'y' or 'z' */
-    float lo[2], span;   /* square: lo .. lo + span on both axes */
-    int size;            /* panel edge in pixels */
-    float scale;         /* pixels per world unit */
-    float density_range; /* |rho'| at the ends of the colour scale */
-    bool density;        /* --color density */
-    bool volume;         /* --volume: the smoke ray-marched */
-    float extinction;    /* --extinction, 0: per frame */
-    char source[96];     /* the file's name as the pictures show it */
-    char label[96];      /* the same in upper case, for the image's font */
-    bool diff;           /* render-diff: its own labels take the legend's place */
-} camera;
-
 /* Extinction of the last panel drawn with --volume (its legend and the PNG
  * text say it); the tool draws one panel at a time. */
 static float g_sigma_used;
 
 static const rgb k_body_fill = {200, 140, 20}, k_body_edge = {255, 215, 40};
-static const rgb k_highlight = {255, 40, 255}, k_text = {235, 235, 235};
+static const rgb k_text = {235, 235, 235};
 
 static float coord(eddy_vec3 p, int a) { return a == 0 ? p.x : a == 1 ? p.y : p.z; }
 
-static void to_pixel(const camera *c, eddy_vec3 p, float *x, float *y) {
+void cli_to_pixel(const cli_camera *c, eddy_vec3 p, float *x, float *y) {
     *x = (coord(p, c->axis[0]) - c->lo[0]) * c->scale;
     *y = (float)(c->size - 1) - (coord(p, c->axis[1]) - c->lo[1]) * c->scale;
 }
 
-static bool view_axes(const char *view, camera *c) {
+static bool view_axes(const char *view, cli_camera *c) {
     c->view = view ? view[0] : 'z';
     if (!view || !strcmp(view, "z")) c->axis[0] = 0, c->axis[1] = 1;
     else if (!strcmp(view, "x")) c->axis[0] = 1, c->axis[1] = 2;
@@ -134,7 +117,7 @@ static int fit_pass(eddy_player *p, extent *e) {
     return EXIT_OK;
 }
 
-static void camera_from_extent(camera *c, const extent *e) {
+static void camera_from_extent(cli_camera *c, const extent *e) {
     float span = 0.0f, mid[2];
     for (int k = 0; k < 2; ++k) {
         const int a = c->axis[k];
@@ -150,7 +133,7 @@ static void camera_from_extent(camera *c, const extent *e) {
     c->density_range = e->density > 0.0f ? e->density : 1.0f;
 }
 
-static bool parse_camera(const char *text, camera *c) {
+static bool parse_camera(const char *text, cli_camera *c) {
     float v[4];
     char tail;
     if (sscanf(text, "%f,%f,%f,%f%c", &v[0], &v[1], &v[2], &v[3], &tail) != 4) return false;
@@ -163,7 +146,7 @@ static bool parse_camera(const char *text, camera *c) {
 }
 
 /* Set the camera from --camera or by fitting over the players' frames. */
-static int setup_camera(const cli_options *o, camera *c, eddy_player **players, int n) {
+int cli_setup_camera(const cli_options *o, cli_camera *c, eddy_player **players, int n) {
     if (!view_axes(o->view, c))
         return cli_fail(EXIT_USAGE, "--view %s: expected x, y or z", o->view);
     c->size = o->size;
@@ -199,25 +182,25 @@ static int setup_camera(const cli_options *o, camera *c, eddy_player **players, 
     return EXIT_OK;
 }
 
-static void camera_text(const camera *c, char *out, size_t size) {
+static void camera_text(const cli_camera *c, char *out, size_t size) {
     snprintf(out, size, "%c %.9g %.9g %.9g %.9g", c->view, (double)c->lo[0], (double)c->lo[1],
              (double)(c->lo[0] + c->span), (double)(c->lo[1] + c->span));
 }
 
-static FILE *info_stream(const cli_options *o) {
+FILE *cli_info_stream(const cli_options *o) {
     return o->output && !strcmp(o->output, "-") ? stderr : stdout;
 }
 
-static void print_camera(const cli_options *o, const camera *c) {
+void cli_print_camera(const cli_options *o, const cli_camera *c) {
     if (o->quiet) return;
     static const char names[3] = {'x', 'y', 'z'};
-    fprintf(info_stream(o), "camera: view %c, %c %.6g..%.6g, %c %.6g..%.6g (%s)%s", c->view,
+    fprintf(cli_info_stream(o), "camera: view %c, %c %.6g..%.6g, %c %.6g..%.6g (%s)%s", c->view,
             names[c->axis[0]], (double)c->lo[0], (double)(c->lo[0] + c->span), names[c->axis[1]],
             (double)c->lo[1], (double)(c->lo[1] + c->span),
             o->camera ? "set by --camera" : "fitted over every frame", "");
     if (c->density)
-        fprintf(info_stream(o), ", density deviation scale +-%.4g", (double)c->density_range);
-    fputc('\n', info_stream(o));
+        fprintf(cli_info_stream(o), ", density deviation scale +-%.4g", (double)c->density_range);
+    fputc('\n', cli_info_stream(o));
 }
 
 /* ---------------------------------------------------------------- layers */
@@ -228,7 +211,7 @@ static rgb diverging(float t) { /* t in [-1, 1]: blue, white, red */
     return (rgb){255, (uint8_t)(255.0f * (1.0f - 0.8f * t)), (uint8_t)(255.0f * (1.0f - t))};
 }
 
-static void draw_tracers(image *im, const camera *c, eddy_world *w) {
+static void draw_tracers(image *im, const cli_camera *c, eddy_world *w) {
     const size_t n = (size_t)c->size * (size_t)c->size;
     float *count = calloc(n, sizeof *count), *dev = calloc(n, sizeof *dev);
     static eddy_tracer t[BATCH];
@@ -236,7 +219,7 @@ static void draw_tracers(image *im, const camera *c, eddy_world *w) {
     for (int i = 0; count && dev && (got = eddy_world_get_tracers(w, i, BATCH, t)) > 0; i += got)
         for (int k = 0; k < got; ++k) {
             float x, y;
-            to_pixel(c, t[k].position, &x, &y);
+            cli_to_pixel(c, t[k].position, &x, &y);
             if (!(x >= 0.0f && y >= 0.0f && x < (float)c->size && y < (float)c->size)) continue;
             const size_t at = (size_t)y * (size_t)c->size + (size_t)x;
             count[at] += 1.0f;
@@ -265,7 +248,7 @@ static void draw_tracers(image *im, const camera *c, eddy_world *w) {
 
 static float length3(eddy_vec3 v) { return sqrtf(v.x * v.x + v.y * v.y + v.z * v.z); }
 
-static void draw_vortons(image *im, const camera *c, eddy_world *w) {
+static void draw_vortons(image *im, const cli_camera *c, eddy_world *w) {
     float top = 0.0f;
     eddy_vorton v;
     for (int i = 0; eddy_world_get_vortons(w, i, 1, &v) == 1; ++i)
@@ -275,7 +258,7 @@ static void draw_vortons(image *im, const camera *c, eddy_world *w) {
         rgb col = {255, (uint8_t)(40.0f + 140.0f * s), (uint8_t)(30.0f + 60.0f * s)};
         if (c->density) col = diverging(v.density_deviation / c->density_range);
         float x, y;
-        to_pixel(c, v.position, &x, &y);
+        cli_to_pixel(c, v.position, &x, &y);
         if (!isfinite(x) || !isfinite(y) || fabsf(x) > 1e6f || fabsf(y) > 1e6f) continue;
         for (int dy = 0; dy < 2; ++dy)
             for (int dx = 0; dx < 2; ++dx) image_put(im, (int)x + dx, (int)y + dy, col);
@@ -306,9 +289,9 @@ static int hull2(float (*p)[2], int n, float (*h)[2]) {
     return k > 1 ? k - 1 : k;
 }
 
-static void draw_body(image *im, const camera *c, const cli_body *b, rgb edge) {
+void cli_draw_body(image *im, const cli_camera *c, const cli_body *b, rgb edge) {
     float x, y;
-    to_pixel(c, b->state.position, &x, &y);
+    cli_to_pixel(c, b->state.position, &x, &y);
     if (b->shape.type == EDDY_SHAPE_SPHERE) {
         const float r = b->shape.radius * c->scale;
         if (!b->shape.hole) image_fill_disc(im, x, y, r, k_body_fill, 0.85f);
@@ -324,7 +307,7 @@ static void draw_body(image *im, const camera *c, const cli_body *b, rgb edge) {
     eddy_vec3 v[CLI_MAX_BODY_VERTICES];
     const int n = cli_body_vertices(b, v, CLI_MAX_BODY_VERTICES);
     float p[CLI_MAX_BODY_VERTICES][2], h[2 * CLI_MAX_BODY_VERTICES + 2][2];
-    for (int k = 0; k < n; ++k) to_pixel(c, v[k], &p[k][0], &p[k][1]);
+    for (int k = 0; k < n; ++k) cli_to_pixel(c, v[k], &p[k][0], &p[k][1]);
     const int m = n >= 3 ? hull2(p, n, h) : 0;
     if (!b->shape.hole) image_fill_convex(im, (const float(*)[2])h, m, k_body_fill, 0.85f);
     for (int k = 0; k < m; ++k)
@@ -333,30 +316,30 @@ static void draw_body(image *im, const camera *c, const cli_body *b, rgb edge) {
         image_fill_disc(im, x, y, 1.5f, edge, 1.0f); /* even when smaller than a pixel */
 }
 
-static void draw_bodies(image *im, const camera *c, eddy_world *w) {
+static void draw_bodies(image *im, const cli_camera *c, eddy_world *w) {
     cli_body *b;
     const int n = cli_world_bodies(w, &b);
-    for (int k = 0; k < n; ++k) draw_body(im, c, &b[k], k_body_edge);
+    for (int k = 0; k < n; ++k) cli_draw_body(im, c, &b[k], k_body_edge);
     free(b);
 }
 
 /* ---------------------------------------------------------------- overlays */
-static int text_scale(const camera *c) { return c->size >= 384 ? 2 : 1; }
+int cli_text_scale(const cli_camera *c) { return c->size >= 384 ? 2 : 1; }
 
-static void draw_frame_label(image *im, const camera *c, eddy_world *w, const char *extra) {
+static void draw_frame_label(image *im, const cli_camera *c, eddy_world *w, const char *extra) {
     const int64_t frame = eddy_world_frame(w);
     const double t = (double)frame * (double)eddy_world_get_def(w)->dt;
     char text[160], hash[64];
     snprintf(text, sizeof text, "%s  FRAME %lld  T=%.3f S%s%s", c->label, (long long)frame, t,
              extra ? "  " : "", extra ? extra : "");
     snprintf(hash, sizeof hash, "HASH %016llx", (unsigned long long)eddy_world_hash(w).frame_hash);
-    const int s = text_scale(c);
+    const int s = cli_text_scale(c);
     image_label(im, 2 * s + 1, 2 * s + 1, text, s, k_text);
     image_label(im, 2 * s + 1, 9 * s + 2, hash, s, k_text);
 }
 
 /* "VIEW -Z: X RIGHT, Y UP" at the bottom right: which way the picture looks. */
-static void view_text(const camera *c, char *out, size_t size) {
+static void view_text(const cli_camera *c, char *out, size_t size) {
     static const char names[3] = {'X', 'Y', 'Z'};
     const char sign = c->view == 'y' ? '+' : '-';
     snprintf(out, size, "VIEW ALONG %c%c: %c RIGHT, %c UP", sign, names[3 - c->axis[0] - c->axis[1]],
@@ -367,15 +350,15 @@ static void view_text(const camera *c, char *out, size_t size) {
  * rows; the view axis at the bottom right, the scale bar
  * at the bottom left: corners, where the fitted camera's margin keeps them
  * off the particles as far as it can. */
-static void draw_legend_line(image *im, const camera *c, int row, const char *text) {
-    const int s = text_scale(c);
+static void draw_legend_line(image *im, const cli_camera *c, int row, const char *text) {
+    const int s = cli_text_scale(c);
     const int w = text_width(text, s);
     const int y = 16 * s + 3 + row * (7 * s + 1); /* below the frame label's two rows */
     image_label(im, c->size - w - 3 * s, y, text, s, k_text);
 }
 
-static void draw_view_legend(image *im, const camera *c) {
-    const int s = text_scale(c);
+static void draw_view_legend(image *im, const cli_camera *c) {
+    const int s = cli_text_scale(c);
     char text[64];
     view_text(c, text, sizeof text);
     image_label(im, c->size - text_width(text, s) - 3 * s, c->size - 7 * s - 2, text, s, k_text);
@@ -396,9 +379,9 @@ static double nice_length(double span) {
     return 5.0 * p <= target ? 5.0 * p : 2.0 * p <= target ? 2.0 * p : p;
 }
 
-static void draw_scale_bar(image *im, const camera *c) {
+static void draw_scale_bar(image *im, const cli_camera *c) {
     const double length = nice_length((double)c->span);
-    const int s = text_scale(c);
+    const int s = cli_text_scale(c);
     const int px = (int)lround(length * (double)c->scale);
     const int x0 = 4 * s + 2, y = c->size - 5 * s - 3;
     char text[32];
@@ -410,8 +393,8 @@ static void draw_scale_bar(image *im, const camera *c) {
     image_rect(im, x0 + px - s, y - 2 * s, x0 + px, y + s + 1, k_text);
 }
 
-static void draw_legend(image *im, const camera *c) {
-    const int s = text_scale(c);
+static void draw_legend(image *im, const cli_camera *c) {
+    const int s = cli_text_scale(c);
     char top[32], bottom[32];
     snprintf(top, sizeof top, "+%.3g", (double)c->density_range);
     snprintf(bottom, sizeof bottom, "-%.3g", (double)c->density_range);
@@ -430,7 +413,7 @@ static void draw_legend(image *im, const camera *c) {
 }
 
 /* The frame w is at, into im (c->size square). */
-static void draw_background(image *im, const camera *c) {
+static void draw_background(image *im, const cli_camera *c) {
     for (int y = 0; y < c->size; ++y) { /* a dark gradient: smoke reads against it */
         const float f = (float)y / (float)(c->size > 1 ? c->size - 1 : 1);
         image_rect(im, 0, y, c->size - 1, y,
@@ -439,7 +422,7 @@ static void draw_background(image *im, const camera *c) {
     }
 }
 
-static bool draw_panel(image *im, const camera *c, eddy_world *w, const char *extra) {
+bool cli_draw_panel(image *im, const cli_camera *c, eddy_world *w, const char *extra) {
     if (!image_init(im, c->size, c->size, (rgb){12, 14, 22})) return false;
     if (c->volume) {
         draw_background(im, c);
@@ -458,23 +441,27 @@ static bool draw_panel(image *im, const camera *c, eddy_world *w, const char *ex
     return true;
 }
 
-static int write_picture(const cli_options *o, const char *path, const image *im, const camera *c,
-                         const char *frames, const char *times, const char *hashes) {
+int cli_write_picture(const cli_options *o, const char *path, const image *im, const cli_camera *c,
+                      const char *frames, const char *times, const char *hashes, const char *diff) {
+    (void)o;
     char cam[160], view[64], sigma[32];
     camera_text(c, cam, sizeof cam);
     view_text(c, view, sizeof view);
     snprintf(sigma, sizeof sigma, "%.6g", (double)g_sigma_used);
-    const char *keys[] = {"eddy-camera", "eddy-frame", "eddy-time", "eddy-source", "eddy-view",
-                          "eddy-hash", "eddy-extinction"};
-    const char *values[] = {cam, frames, times, c->source, view, hashes, sigma};
-    return image_write_png(path, im, keys, values, c->volume ? 7 : 6);
+    const char *keys[8] = {"eddy-camera", "eddy-frame", "eddy-time", "eddy-source", "eddy-view",
+                           "eddy-hash"};
+    const char *values[8] = {cam, frames, times, c->source, view, hashes};
+    int n = 6;
+    if (c->volume) keys[n] = "eddy-extinction", values[n++] = sigma;
+    if (diff) keys[n] = "eddy-diff", values[n++] = diff;
+    return image_write_png(path, im, keys, values, n);
 }
 
-static void hash_text(eddy_world *w, char *out, size_t size) {
+void cli_hash_text(eddy_world *w, char *out, size_t size) {
     snprintf(out, size, "%016llx", (unsigned long long)eddy_world_hash(w).frame_hash);
 }
 
-static bool frame_text(eddy_world *w, char *frame, char *time, size_t size) {
+bool cli_frame_text(eddy_world *w, char *frame, char *time, size_t size) {
     const int64_t f = eddy_world_frame(w);
     snprintf(frame, size, "%lld", (long long)f);
     snprintf(time, size, "%.6g", (double)f * (double)eddy_world_get_def(w)->dt);
@@ -489,20 +476,20 @@ static int seek_to(eddy_player *p, int64_t frame) {
     return EXIT_OK;
 }
 
-static int render_one(const cli_options *o, const camera *c, eddy_player *p, int64_t frame,
+static int render_one(const cli_options *o, const cli_camera *c, eddy_player *p, int64_t frame,
                       const char *path) {
     int code = seek_to(p, frame);
     if (code != EXIT_OK) return code;
     image im = {0};
-    if (!draw_panel(&im, c, eddy_player_world(p), NULL))
+    if (!cli_draw_panel(&im, c, eddy_player_world(p), NULL))
         return cli_fail(EXIT_IO, "out of memory for the image");
     char ftext[32], ttext[32], htext[32];
-    frame_text(eddy_player_world(p), ftext, ttext, sizeof ftext);
-    hash_text(eddy_player_world(p), htext, sizeof htext);
-    code = write_picture(o, path, &im, c, ftext, ttext, htext);
+    cli_frame_text(eddy_player_world(p), ftext, ttext, sizeof ftext);
+    cli_hash_text(eddy_player_world(p), htext, sizeof htext);
+    code = cli_write_picture(o, path, &im, c, ftext, ttext, htext, NULL);
     image_free(&im);
     if (code == EXIT_OK && !o->quiet)
-        fprintf(info_stream(o), "wrote %s: frame %lld, %dx%d\n", path, (long long)frame, c->size,
+        fprintf(cli_info_stream(o), "wrote %s: frame %lld, %dx%d\n", path, (long long)frame, c->size,
                 c->size);
     return code;
 }
@@ -528,7 +515,7 @@ static void expand_pattern(const char *pattern, int64_t frame, char *out, size_t
              (long long)frame, q + 1);
 }
 
-static int render_every(const cli_options *o, const camera *c, eddy_player *p) {
+static int render_every(const cli_options *o, const cli_camera *c, eddy_player *p) {
     if (!is_pattern(o->output))
         return cli_fail(EXIT_USAGE,
                         "--every needs -o with one %%d conversion, e.g. frame_%%05d.png");
@@ -551,7 +538,7 @@ static int64_t sheet_frame(const eddy_replay_info *i, int k, int n) {
     return i->first_frame + (i->frame_count * k) / (n - 1);
 }
 
-static int render_sheet(const cli_options *o, const camera *c, eddy_player *p) {
+static int render_sheet(const cli_options *o, const cli_camera *c, eddy_player *p) {
     const eddy_replay_info info = eddy_player_info(p);
     const int n = o->sheet, cols = (int)ceil(sqrt((double)n)), rows = (n + cols - 1) / cols;
     image sheet = {0};
@@ -564,22 +551,22 @@ static int render_sheet(const cli_options *o, const camera *c, eddy_player *p) {
         const int64_t f = sheet_frame(&info, k, n);
         code = seek_to(p, f);
         image panel = {0};
-        if (code == EXIT_OK && !draw_panel(&panel, c, eddy_player_world(p), NULL))
+        if (code == EXIT_OK && !cli_draw_panel(&panel, c, eddy_player_world(p), NULL))
             code = cli_fail(EXIT_IO, "out of memory for the image");
         if (code != EXIT_OK) break;
         image_blit(&sheet, &panel, (k % cols) * (c->size + 2), (k / cols) * (c->size + 2));
         image_free(&panel);
         char ft[32], tt[32];
-        frame_text(eddy_player_world(p), ft, tt, sizeof ft);
+        cli_frame_text(eddy_player_world(p), ft, tt, sizeof ft);
         snprintf(frames + strlen(frames), sizeof frames - strlen(frames), "%s%s", k ? " " : "", ft);
         snprintf(times + strlen(times), sizeof times - strlen(times), "%s%s", k ? " " : "", tt);
         char ht[32];
-        hash_text(eddy_player_world(p), ht, sizeof ht);
+        cli_hash_text(eddy_player_world(p), ht, sizeof ht);
         snprintf(hashes + strlen(hashes), sizeof hashes - strlen(hashes), "%s%s", k ? " " : "", ht);
     }
-    if (code == EXIT_OK) code = write_picture(o, o->output, &sheet, c, frames, times, hashes);
+    if (code == EXIT_OK) code = cli_write_picture(o, o->output, &sheet, c, frames, times, hashes, NULL);
     if (code == EXIT_OK && !o->quiet)
-        fprintf(info_stream(o), "wrote %s: contact sheet of %d frames (%s), %dx%d\n", o->output, n,
+        fprintf(cli_info_stream(o), "wrote %s: contact sheet of %d frames (%s), %dx%d\n", o->output, n,
                 frames, sheet.width, sheet.height);
     image_free(&sheet);
     return code;
@@ -598,7 +585,7 @@ int cmd_render(const cli_options *o) {
                         "--every needs -o with one %%d conversion, e.g. frame_%%05d.png");
     int code = o->every > 0 ? EXIT_OK : cli_check_output(o->output, o);
     if (code != EXIT_OK) return code;
-    camera c;
+    cli_camera c;
     memset(&c, 0, sizeof c);
     eddy_pinner *pinner = NULL;
     eddy_player *p = NULL;
@@ -613,8 +600,8 @@ int cmd_render(const cli_options *o) {
                         (long long)o->frame, (long long)i.first_frame, (long long)i.last_frame);
     if (code == EXIT_OK && !eddy_player_world(p))
         code = cli_fail(EXIT_INVALID_FILE, "%s", eddy_player_error_message(p));
-    if (code == EXIT_OK) code = setup_camera(o, &c, &p, 1);
-    if (code == EXIT_OK) print_camera(o, &c);
+    if (code == EXIT_OK) code = cli_setup_camera(o, &c, &p, 1);
+    if (code == EXIT_OK) cli_print_camera(o, &c);
     if (code == EXIT_OK) {
         if (o->frame >= 0) code = render_one(o, &c, p, o->frame, o->output);
         else if (o->every > 0) code = render_every(o, &c, p);
@@ -622,264 +609,5 @@ int cmd_render(const cli_options *o) {
     }
     eddy_player_close(p);
     eddy_pinner_destroy(pinner);
-    return code;
-}
-
-/* ---------------------------------------------------------------- diff */
-static bool bits_differ(const void *a, const void *b, size_t n) { return memcmp(a, b, n) != 0; }
-
-/* A particle whose state differs between the two worlds: where it is in
- * this panel's world and how far apart its two positions are (a particle
- * that exists in one world only, or differs in another field, counts as
- * 1e-30 apart: it differs, by no measurable distance). */
-typedef struct difference {
-    eddy_vec3 at;
-    float apart;
-    bool vorton;
-} difference;
-
-typedef struct difference_list {
-    difference *items;
-    int64_t count, capacity;
-} difference_list;
-
-static bool difference_push(difference_list *l, eddy_vec3 at, eddy_vec3 other, bool both, bool vorton) {
-    if (l->count == l->capacity) {
-        const int64_t cap = l->capacity ? 2 * l->capacity : 1024;
-        difference *q = realloc(l->items, (size_t)cap * sizeof *q);
-        if (!q) return false;
-        l->items = q, l->capacity = cap;
-    }
-    const float dx = at.x - other.x, dy = at.y - other.y, dz = at.z - other.z;
-    float apart = both ? sqrtf(dx * dx + dy * dy + dz * dz) : 0.0f;
-    if (!(apart > 1e-30f)) apart = 1e-30f;
-    l->items[l->count++] = (difference){at, apart, vorton};
-    return true;
-}
-
-static void collect_differences(difference_list *l, eddy_world *a, eddy_world *b) {
-    eddy_vorton va, vb;
-    for (int i = 0;; ++i) {
-        const int na = eddy_world_get_vortons(a, i, 1, &va),
-                  nb = eddy_world_get_vortons(b, i, 1, &vb);
-        if (na != 1 && nb != 1) break;
-        if (na == 1 && nb == 1 && !bits_differ(&va.position, &vb.position, sizeof(eddy_vec3) * 3) &&
-            !bits_differ(&va.density_deviation, &vb.density_deviation, sizeof(float)))
-            continue;
-        if (na == 1) difference_push(l, va.position, nb == 1 ? vb.position : va.position, nb == 1, true);
-    }
-    eddy_tracer ta, tb;
-    for (int i = 0;; ++i) {
-        const int na = eddy_world_get_tracers(a, i, 1, &ta),
-                  nb = eddy_world_get_tracers(b, i, 1, &tb);
-        if (na != 1 && nb != 1) break;
-        if (na == 1 && nb == 1 && !bits_differ(&ta.position, &tb.position, sizeof(eddy_vec3) * 2) &&
-            !bits_differ(&ta.density_deviation, &tb.density_deviation, sizeof(float)))
-            continue;
-        if (na == 1) difference_push(l, ta.position, nb == 1 ? tb.position : ta.position, nb == 1, false);
-    }
-}
-
-static int by_apart_desc(const void *pa, const void *pb) {
-    const float a = ((const difference *)pa)->apart, b = ((const difference *)pb)->apart;
-    return a > b ? -1 : a < b;
-}
-
-/* yellow (1e-7 m apart or less) .. magenta (0.1 m or more), log scale */
-static rgb apart_colour(float apart) {
-    float t = (log10f(apart) + 7.0f) / 6.0f;
-    t = fmaxf(0.0f, fminf(1.0f, t));
-    return (rgb){255, (uint8_t)(230.0f * (1.0f - t) + 40.0f * t), (uint8_t)(40.0f + 215.0f * t)};
-}
-
-enum { MOST_DIVERGENT = 10 };
-
-/* Mark the particles whose state differs: each a small dot coloured by how
- * far apart its two positions are (so a divergence that has spread
- * everywhere still shows the scene under it), the MOST_DIVERGENT farthest
- * apart ringed. Returns how many differ; *max_apart the largest distance. */
-static int64_t mark_differences(image *im, const camera *c, eddy_world *a, eddy_world *b,
-                                float *max_apart) {
-    difference_list l = {NULL, 0, 0};
-    collect_differences(&l, a, b);
-    *max_apart = 0.0f;
-    if (l.count > 0) qsort(l.items, (size_t)l.count, sizeof *l.items, by_apart_desc);
-    for (int64_t k = l.count - 1; k >= 0; --k) { /* the farthest apart drawn last, on top */
-        if (l.items[k].apart <= 1e-30f) continue; /* in one world only: counted, not drawn */
-        float x, y;
-        to_pixel(c, l.items[k].at, &x, &y);
-        const rgb col = apart_colour(l.items[k].apart);
-        image_fill_disc(im, x, y, l.items[k].vorton ? 2.0f : 1.0f, col, 1.0f);
-    }
-    for (int64_t k = 0; k < l.count && k < MOST_DIVERGENT && l.items[k].apart > 1e-30f; ++k) {
-        float x, y;
-        to_pixel(c, l.items[k].at, &x, &y);
-        for (int q = 0; q < 24; ++q) {
-            const float a0 = 6.2831853f * (float)q / 24.0f, a1 = 6.2831853f * (float)(q + 1) / 24.0f;
-            image_line(im, x + 7.0f * cosf(a0), y + 7.0f * sinf(a0), x + 7.0f * cosf(a1),
-                       y + 7.0f * sinf(a1), k_highlight);
-        }
-    }
-    if (l.count > 0 && l.items[0].apart > 1e-30f) *max_apart = l.items[0].apart;
-    const int64_t n = l.count;
-    free(l.items);
-    return n;
-}
-
-static int64_t mark_body_differences(image *im, const camera *c, eddy_world *a, eddy_world *b) {
-    cli_body *ba, *bb;
-    const int na = cli_world_bodies(a, &ba), nb = cli_world_bodies(b, &bb);
-    int64_t differ = 0;
-    for (int k = 0; k < na || k < nb; ++k) {
-        const bool same =
-            k < na && k < nb &&
-            !bits_differ(&ba[k].state.position, &bb[k].state.position, sizeof(eddy_vec3)) &&
-            !bits_differ(&ba[k].state.orientation, &bb[k].state.orientation, sizeof(eddy_quat));
-        if (same) continue;
-        ++differ;
-        if (k < na) draw_body(im, c, &ba[k], k_highlight);
-    }
-    free(ba);
-    free(bb);
-    return differ;
-}
-
-/* Step both players in lockstep until their world hashes differ. Returns
- * EXIT_OK with *frame set (-1: they agree on every common frame). */
-static int first_divergent_frame(eddy_player *a, eddy_player *b, int64_t *frame) {
-    *frame = -1;
-    const eddy_replay_info ia = eddy_player_info(a), ib = eddy_player_info(b);
-    const int64_t first = ia.first_frame > ib.first_frame ? ia.first_frame : ib.first_frame;
-    const int64_t last = ia.last_frame < ib.last_frame ? ia.last_frame : ib.last_frame;
-    eddy_divergence d;
-    for (int64_t f = first; f <= last; ++f) {
-        eddy_status sa = f == first ? eddy_player_seek(a, f, &d) : eddy_player_step(a, &d);
-        eddy_status sb = f == first ? eddy_player_seek(b, f, &d) : eddy_player_step(b, &d);
-        if (sa != EDDY_OK && sa != EDDY_ERROR_DIVERGED)
-            return cli_fail(cli_exit_code(sa), "%s", eddy_player_error_message(a));
-        if (sb != EDDY_OK && sb != EDDY_ERROR_DIVERGED)
-            return cli_fail(cli_exit_code(sb), "%s", eddy_player_error_message(b));
-        progress_show("comparing:", f, last);
-        if (eddy_world_hash(eddy_player_world(a)).frame_hash !=
-            eddy_world_hash(eddy_player_world(b)).frame_hash) {
-            *frame = f;
-            break;
-        }
-    }
-    progress_done();
-    return EXIT_OK;
-}
-
-static int draw_divergence(const cli_options *o, const camera *c, eddy_player **p,
-                           const char **names, int64_t frame, bool different_worlds) {
-    eddy_world *w[2] = {eddy_player_world(p[0]), eddy_player_world(p[1])};
-    image panel[2] = {{0}, {0}}, out = {0};
-    int code = EXIT_OK;
-    int64_t differ = 0;
-    for (int k = 0; k < 2 && code == EXIT_OK; ++k) {
-        camera own = *c; /* each panel names its own file */
-        const char *slash = strrchr(names[k], '/');
-        snprintf(own.label, sizeof own.label, "%s", slash ? slash + 1 : names[k]);
-        char *comma = strchr(own.label, ',');
-        if (comma) *comma = '\0';
-        for (char *q = own.label; *q; ++q)
-            if (*q >= 'a' && *q <= 'z') *q = (char)(*q - 32);
-        if (!draw_panel(&panel[k], &own, w[k], k ? "B" : "A"))
-            code = cli_fail(EXIT_IO, "out of memory");
-    }
-    for (int k = 0; k < 2 && code == EXIT_OK; ++k) {
-        float apart = 0.0f;
-        differ = mark_differences(&panel[k], c, w[k], w[1 - k], &apart);
-        differ += mark_body_differences(&panel[k], c, w[k], w[1 - k]);
-        char title[300];
-        snprintf(title, sizeof title, "%s: %s", k ? "B" : "A", names[k]);
-        for (char *q = title; *q; ++q)
-            if (*q >= 'a' && *q <= 'z' && *q != 'm' && *q != 's') *q = (char)(*q - 32);
-        const int s = text_scale(c);
-        image_label(&panel[k], 2 * s + 1, 16 * s + 3, title, s, k_text);
-        if (apart > 0.0f)
-            snprintf(title, sizeof title, "%lld DIFFER, FARTHEST %.2g M APART", (long long)differ,
-                     (double)apart);
-        else
-            snprintf(title, sizeof title, "%lld DIFFER (NOT IN BOTH WORLDS, OR NOT IN POSITION)",
-                     (long long)differ);
-        image_label(&panel[k], 2 * s + 1, 23 * s + 4, title, s, k_highlight);
-        image_label(&panel[k], 2 * s + 1, 30 * s + 5, "RINGS: 10 MOST DIVERGENT", s, k_highlight);
-        image_label(&panel[k], 2 * s + 1, 37 * s + 6, "DOTS: YELLOW 1E-7 M .. MAGENTA 0.1 M", s,
-                    apart_colour(1e-3f));
-        if (different_worlds)
-            image_label(&panel[k], 2 * s + 1, 44 * s + 7, "DIFFERENT WORLDS: FIRST FRAMES DIFFER", s,
-                        k_highlight);
-    }
-    if (code == EXIT_OK && !image_init(&out, 2 * c->size + 4, c->size, (rgb){90, 90, 90}))
-        code = cli_fail(EXIT_IO, "out of memory");
-    if (code == EXIT_OK) {
-        image_blit(&out, &panel[0], 0, 0);
-        image_blit(&out, &panel[1], c->size + 4, 0);
-        char ft[32], tt[32], ha[32], hb[32], hashes[80];
-        frame_text(w[0], ft, tt, sizeof ft);
-        hash_text(w[0], ha, sizeof ha);
-        hash_text(w[1], hb, sizeof hb);
-        snprintf(hashes, sizeof hashes, "A %s B %s", ha, hb);
-        code = write_picture(o, o->output, &out, c, ft, tt, hashes);
-    }
-    if (code == EXIT_OK && !o->quiet)
-        fprintf(info_stream(o),
-                "first divergent frame %lld: %lld particles or bodies differ; wrote %s (%dx%d, "
-                "A left, B right)\n",
-                (long long)frame, (long long)differ, o->output, out.width, out.height);
-    image_free(&panel[0]);
-    image_free(&panel[1]);
-    image_free(&out);
-    return code == EXIT_OK ? EXIT_DIVERGED : code;
-}
-
-int cmd_render_diff(const cli_options *o) {
-    if (o->file_count == 0 || (o->file_count == 1) != (o->against_threads > 0))
-        return cli_fail(EXIT_USAGE, "render-diff needs A B, or A --against-threads T (try --help)");
-    if (!o->output) return cli_fail(EXIT_USAGE, "render-diff needs -o OUT.png (try --help)");
-    int code = cli_check_output(o->output, o);
-    if (code != EXIT_OK) return code;
-    eddy_pinner *pinner[2] = {NULL, NULL};
-    eddy_player *p[2] = {NULL, NULL};
-    char names[2][300];
-    const char *name_of[2] = {names[0], names[1]};
-    cli_options second = *o;
-    if (o->against_threads > 0) second.threads = o->against_threads;
-    for (int k = 0; k < 2 && code == EXIT_OK; ++k) {
-        const char *path = o->files[o->file_count == 2 ? k : 0];
-        const cli_options *ok = k ? &second : o;
-        bool truncated;
-        code = cli_open(path, ok, &pinner[k], &p[k], &truncated);
-        if (code == EXIT_OK && !eddy_player_world(p[k]))
-            code = cli_fail(EXIT_INVALID_FILE, "%s", eddy_player_error_message(p[k]));
-        snprintf(names[k], sizeof names[k], "%s, %d worker%s", path, ok->threads,
-                 ok->threads == 1 ? "" : "s");
-    }
-    camera c;
-    memset(&c, 0, sizeof c);
-    if (code == EXIT_OK) code = setup_camera(o, &c, p, 2);
-    c.diff = true;
-    int64_t frame = -1;
-    if (code == EXIT_OK) code = first_divergent_frame(p[0], p[1], &frame);
-    if (code == EXIT_OK && frame < 0) {
-        printf("no divergence: A and B agree on every common frame; no picture written\n");
-    } else if (code == EXIT_OK) {
-        print_camera(o, &c);
-        /* the same world diverges after its first frame; two files that
-         * differ at their first common frame are different worlds */
-        const int64_t first_a = eddy_player_info(p[0]).first_frame;
-        const int64_t first_b = eddy_player_info(p[1]).first_frame;
-        const bool different = frame == (first_a > first_b ? first_a : first_b);
-        if (different)
-            printf("A and B are different worlds: they differ at their first common frame %lld "
-                   "(another scene, definition or initial state), not a divergence\n",
-                   (long long)frame);
-        code = draw_divergence(o, &c, p, name_of, frame, different);
-    }
-    for (int k = 0; k < 2; ++k) {
-        eddy_player_close(p[k]);
-        eddy_pinner_destroy(pinner[k]);
-    }
     return code;
 }

@@ -52,7 +52,7 @@ static int bad_value(const char *option, const char *value, const char *expected
 static const char *const k_valued[] = {
     "--scene", "-o", "--output", "--format", "--view", "--pin", "--threads", "--chunk",
     "--level", "--size", "--frames", "--frame", "--keyframe-every", "--every", "--sheet",
-    "--against-threads", "--camera", "--color", "--range", "--extinction",
+    "--against-threads", "--camera", "--color", "--range", "--extinction", "--top",
     "--vdb", "--region", "--resolution",
 };
 
@@ -71,6 +71,7 @@ static int int_value(cli_options *o, const char *name, const char *v) {
     else if (!strcmp(name, "--frames") || !strcmp(name, "--every")) lo = 1;
     else if (!strcmp(name, "--sheet")) lo = 1, hi = 64;
     else if (!strcmp(name, "--resolution")) lo = 1, hi = 1024;
+    else if (!strcmp(name, "--top")) hi = 1000;
     if (!parse_int(v, lo, hi, &n)) return bad_value(name, v, "an integer in range");
     if (!strcmp(name, "--threads")) o->threads = (int)n;
     else if (!strcmp(name, "--against-threads")) o->against_threads = (int)n;
@@ -82,6 +83,7 @@ static int int_value(cli_options *o, const char *name, const char *v) {
     else if (!strcmp(name, "--every")) o->every = (int)n;
     else if (!strcmp(name, "--sheet")) o->sheet = (int)n;
     else if (!strcmp(name, "--resolution")) o->resolution = (int)n;
+    else if (!strcmp(name, "--top")) o->top = (int)n;
     else o->keyframe_every = (int)n;
     return EXIT_OK;
 }
@@ -130,6 +132,7 @@ int cli_parse(int argc, char **argv, cli_options *o) {
     o->threads = 1;
     o->keyframe_every = o->chunk = o->level = -1;
     o->size = 512;
+    o->top = 10;
     o->pin = EDDY_PIN_NONE;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i];

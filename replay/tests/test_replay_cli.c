@@ -105,6 +105,60 @@ Test(replay_cli, record_play_info_dump_render_diff, .timeout = 120) {
     unlink(csv), unlink(json), unlink(png), unlink(a), unlink(b), unlink(c);
 }
 
+/* info names the built-in scene a replay starts from, says when its
+ * definition is not that scene's (the frame hash does not cover it), and
+ * gives the first frame's particle and body counts, in text and JSON. */
+Test(replay_cli, info_names_the_scene_its_definition_and_the_counts, .timeout = 60) {
+    const char *ring = tmp("info_ring.eddyr"), *direct = tmp("info_direct.eddyr");
+    const char *json = tmp("info.json");
+    EXPECT_EXIT(0, "record --scene buoyant_ball --frames 3 -o %s -q -f", ring);
+    eddy_world *w = NULL;
+    cr_assert_eq(eddy_scene_create("buoyant_ball", NULL, &w), EDDY_OK);
+    char counts[128];
+    snprintf(counts, sizeof counts, "at frame 0       %d vortons, %d tracers, %d bodies",
+             eddy_world_vorton_count(w), eddy_world_tracer_count(w), eddy_world_body_count(w));
+    cr_assert(eddy_world_vorton_count(w) > 0 && eddy_world_tracer_count(w) > 0 &&
+              eddy_world_body_count(w) == 2);
+    EXPECT_EXIT(0, "info %s", ring);
+    cr_assert(said("scene           buoyant_ball\n") && said(counts) && !said("not the scene's"),
+              "%s", (const char *)g_text.data);
+
+    /* the scene recorded with another velocity method: the same frame 0 */
+    eddy_world_def def = eddy_world_def_default();
+    def.velocity_method = EDDY_VELOCITY_DIRECT_GRID;
+    eddy_world *d = NULL;
+    cr_assert_eq(eddy_scene_create("buoyant_ball", &def, &d), EDDY_OK);
+    eddy_recorder *r = NULL;
+    cr_assert_eq(eddy_recorder_create_file(d, NULL, direct, &r, NULL, 0), EDDY_OK);
+    eddy_scene_input in;
+    for (int f = 0; f < 2; ++f)
+        cr_assert_eq(eddy_recorder_step(r, eddy_scene_input_for("buoyant_ball", f, &in)), EDDY_OK);
+    cr_assert_eq(eddy_recorder_finish(r), EDDY_OK);
+    eddy_recorder_destroy(r);
+    EXPECT_EXIT(0, "info %s", direct);
+    cr_assert(said("scene           buoyant_ball\n") &&
+                  said("definition      not the scene's: velocity_method 1 vs 0 (replay vs scene)") &&
+                  said(counts),
+              "%s", (const char *)g_text.data);
+
+    char line[512];
+    snprintf(line, sizeof line, "%s info --json %s > %s", EDDY_REPLAY_CLI, direct, json);
+    cr_assert_eq(system(line), 0);
+    eddy_bytes text = {0};
+    cr_assert(testkit_read_file(json, &text));
+    testkit_append(&text, "", 1);
+    char want[256];
+    snprintf(want, sizeof want,
+             "\"scene\": \"buoyant_ball\", \"definition_differs\": \"velocity_method 1 vs 0\", "
+             "\"counts_frame\": 0, \"vortons\": %d, \"tracers\": %d, \"bodies\": 2}",
+             eddy_world_vorton_count(w), eddy_world_tracer_count(w));
+    cr_assert(strstr((const char *)text.data, want) != NULL, "%s", (const char *)text.data);
+    eddy_bytes_free(&text);
+    eddy_world_destroy(w);
+    eddy_world_destroy(d);
+    unlink(ring), unlink(direct), unlink(json);
+}
+
 Test(replay_cli, bad_files_exit_3_and_missing_files_exit_4, .timeout = 60) {
     const char *a = tmp("good.eddyr"), *cut = tmp("cut.eddyr"), *bad = tmp("bad.eddyr");
     EXPECT_EXIT(0, "record --scene vortex_ring --frames 10 --chunk 3 --keyframe-every 4 -o %s -q", a);

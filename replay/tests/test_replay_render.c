@@ -4,7 +4,10 @@
  * "eddy-camera" text chunk) serves every frame and holds every body over the
  * whole replay, that a body is drawn where it projects (also a free body
  * outside the particle cloud), the contact sheet, video frames, the density
- * legend, and the divergence picture. */
+ * legend, the divergence picture (the scene kept under a spread divergence,
+ * distance colours, the farthest ringed, the first divergent particles
+ * followed to a later frame, different worlds said and not diffed) and the
+ * smoke volume. */
 #include <criterion/criterion.h>
 
 #include <math.h>
@@ -324,7 +327,7 @@ Test(replay_render, divergence_picture_side_by_side, .timeout = 60) {
     unlink(a), unlink(b);
 }
 
-/* ---------------------------------------------------------------- volume */
+/* ---------------------------------------------------------------- render-diff */
 static bool text_of(const char *path, const char *key, char *out, size_t size) {
     eddy_bytes file = {0};
     cr_assert(testkit_read_file(path, &file), "cannot read %s", path);
@@ -333,6 +336,247 @@ static bool text_of(const char *path, const char *key, char *out, size_t size) {
     return found;
 }
 
+/* A scene recorded to path with the definition base (NULL: the scene's), and
+ * at the step from frame `at` one extra blast or bullet on top of its script. */
+static void record_scene(const char *scene, int frames, const eddy_world_def *base, int at,
+                         const eddy_blast *blast, const eddy_bullet *bullet, const char *path) {
+    eddy_world *w = NULL;
+    cr_assert_eq(eddy_scene_create(scene, base, &w), EDDY_OK);
+    eddy_recorder *r = NULL;
+    char message[256];
+    cr_assert_eq(eddy_recorder_create_file(w, NULL, path, &r, message, sizeof message), EDDY_OK, "%s",
+                 message);
+    for (int f = 0; f < frames; ++f) {
+        eddy_scene_input in;
+        const eddy_input *script = eddy_scene_input_for(scene, f, &in);
+        eddy_input input;
+        if (script) input = *script;
+        else memset(&input, 0, sizeof input);
+        if (f == at && blast) input.blasts = blast, input.blast_count = 1;
+        if (f == at && bullet) input.bullets = bullet, input.bullet_count = 1;
+        cr_assert_eq(eddy_recorder_step(r, &input), EDDY_OK, "%s", eddy_recorder_error_message(r));
+    }
+    cr_assert_eq(eddy_recorder_finish(r), EDDY_OK);
+    eddy_recorder_destroy(r);
+    eddy_world_destroy(w);
+}
+
+/* The numbers after key in the eddy-diff text chunk. */
+static double diff_value(const char *diff, const char *key) {
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, " %s ", key);
+    char padded[1024];
+    snprintf(padded, sizeof padded, " %s", diff);
+    const char *at = strstr(padded, pattern);
+    cr_assert(at != NULL, "eddy-diff '%s' has no %s", diff, key);
+    return strtod(at + strlen(pattern), NULL);
+}
+
+/* Colours of render-diff's marks. */
+static bool is_ring(const uint8_t *c) { return c[0] == 90 && c[1] == 255 && c[2] == 90; }
+static bool is_cross(const uint8_t *c) { return c[0] == 40 && c[1] == 210 && c[2] == 255; }
+static bool is_unmatched(const uint8_t *c) { return c[0] == 90 && c[1] == 110 && c[2] == 255; }
+static bool is_warning(const uint8_t *c) { return c[0] == 255 && c[1] == 90 && c[2] == 90; }
+/* The distance ramp, yellow .. red .. magenta, at any brightness: red the
+ * largest channel by far, and which of green and blue is larger says the end. */
+static int ramp_end(const uint8_t *c) {
+    if (!(c[0] >= 60 && c[0] > c[1] + 30)) return 0;
+    if (c[1] > c[2] + 40) return 1;                        /* yellow: near */
+    if (c[2] > c[1] + 40) return 3;                        /* magenta: far */
+    return c[1] < c[0] / 2 && c[2] < c[0] / 2 ? 2 : 0;     /* red: between */
+}
+static bool is_scene(const uint8_t *c) { return c[0] + c[1] + c[2] > 3 * 24; }
+
+/* A panel of the pair: k 0 (A, left) or 1 (B, right), size x size. */
+static const uint8_t *panel_pixel(const picture *p, int k, int size, int x, int y) {
+    return pixel(p, x + k * (size + 4), y);
+}
+
+/* The first number after text in the captured output. */
+static double said_value(const char *text) {
+    const char *at = strstr((const char *)g_text.data, text);
+    cr_assert(at != NULL, "no '%s' in:\n%s", text, (const char *)g_text.data);
+    return strtod(at + strlen(text), NULL);
+}
+
+/* smoke_grenade, B with a small blast beside the grenade's column at frame
+ * 30: the blast moves every particle there is, so at the first divergent
+ * frame all but the step's new tracers differ, by 1e-4 far away to 1e-3 m
+ * near it. The picture still
+ * shows the plume: every pixel of A's plain render that shows smoke is
+ * smoke in the diff too; the colours span the scale (yellow far, magenta
+ * near), the farthest apart is ringed where the tool says it is, and the
+ * counts on stdout and in the PNG agree with each other. */
+Test(replay_render, divergence_spread_everywhere_still_shows_the_scene, .timeout = 180) {
+    const char *a = tmp("spread_a.eddyr"), *b = tmp("spread_b.eddyr");
+    const char *png = tmp("spread.png"), *plain = tmp("spread_plain.png");
+    const eddy_blast blast = {{0.4f, 0.0f, -0.9f}, 0.02f, 1.0f / 30.0f, 0.0f, 0.05f};
+    record_scene("smoke_grenade", 36, NULL, 30, NULL, NULL, a);
+    record_scene("smoke_grenade", 36, NULL, 30, &blast, NULL, b);
+    const int size = 400;
+    const char *camera = "--view y --camera -1,-1.6,1.2,0.6";
+    EXPECT_EXIT(1, "render-diff %s %s %s --size %d -o %s -f", a, b, camera, size, png);
+    cr_assert(said("first divergent frame 31: "), "%s", (char *)g_text.data);
+    const double differ = said_value("first divergent frame 31: ");
+    const double total = said_value(" of ");
+    /* all but the tracers emitted in that step (after the blast) */
+    cr_assert(differ >= 0.95 * total && differ > 10000, "%g of %g particles differ", differ, total);
+    cr_assert(said("farthest apart (ringed, numbered):"));
+    float x1, y1, z1;
+    const char *top = strstr((const char *)g_text.data, "   1  ");
+    cr_assert(top && sscanf(strstr(top, " A (") + 4, "%f, %f, %f", &x1, &y1, &z1) == 3);
+
+    char diff[1024];
+    cr_assert(text_of(png, "eddy-diff", diff, sizeof diff));
+    cr_assert_eq(diff_value(diff, "differ"), differ);
+    cr_assert_eq(diff_value(diff, "first_divergent_frame"), 31);
+    cr_assert_eq(diff_value(diff, "top"), 10);
+    cr_assert(diff_value(diff, "farthest") > 3.0 * diff_value(diff, "nearest"), "%s", diff);
+
+    EXPECT_EXIT(0, "render %s --frame 31 %s --size %d -o %s -f", a, camera, size, plain);
+    picture p, q;
+    load_png(png, &p);
+    load_png(plain, &q);
+    cr_assert_eq(p.width, 2 * size + 4);
+    const view v = parse_camera(p.camera);
+    /* the scene: away from the labels and legend (top 180 rows), smoke in
+     * the plain picture is smoke in both panels of the diff */
+    int scene = 0, kept[2] = {0, 0}, ends[4] = {0, 0, 0, 0};
+    for (int y = 180; y < size - 20; ++y)
+        for (int x = 0; x < size; ++x) {
+            if (!is_scene(pixel(&q, x, y))) continue;
+            ++scene;
+            for (int k = 0; k < 2; ++k) kept[k] += is_scene(panel_pixel(&p, k, size, x, y));
+            ends[ramp_end(panel_pixel(&p, 0, size, x, y))]++;
+        }
+    cr_log_info("spread: %d scene pixels, kept %d and %d; ramp yellow %d red %d magenta %d", scene,
+                kept[0], kept[1], ends[1], ends[2], ends[3]);
+    cr_assert(scene > 2000, "the plume is not in the plain picture (%d pixels)", scene);
+    for (int k = 0; k < 2; ++k)
+        cr_assert(kept[k] >= scene * 97 / 100, "panel %d keeps %d of the %d scene pixels", k, kept[k], scene);
+    /* not one colour: both ends of the scale and the middle, each on many pixels */
+    for (int e = 1; e <= 3; ++e)
+        cr_assert(ends[e] > scene / 50, "ramp end %d on %d of %d pixels", e, ends[e], scene);
+    /* the farthest apart, ringed where stdout puts it (A's panel) */
+    int px, py, ring = 0;
+    project(&v, size, x1, z1, &px, &py);
+    for (int y = py - 9; y <= py + 9; ++y)
+        for (int x = px - 9; x <= px + 9; ++x)
+            if (x >= 0 && y >= 0 && x < size && y < size) ring += is_ring(panel_pixel(&p, 0, size, x, y));
+    cr_assert(ring >= 10, "no ring around the farthest apart at %d,%d (%d ring pixels)", px, py, ring);
+    /* the colour bar of the legend, top right of each panel */
+    int bar[2] = {0, 0};
+    for (int k = 0; k < 2; ++k)
+        for (int y = 0; y < 180; ++y)
+            for (int x = size / 2; x < size; ++x) bar[k] += ramp_end(panel_pixel(&p, k, size, x, y)) != 0;
+    cr_assert(bar[0] > size / 3 * 4 && bar[1] > size / 3 * 4, "no colour bar (%d, %d)", bar[0], bar[1]);
+    free(p.rgb), free(q.rgb);
+    unlink(png), unlink(plain), unlink(a), unlink(b);
+}
+
+/* smoke_grenade, B with a bullet through the bottom of the column at frame
+ * 40: at frame 41 only vortons differ (the bullet pushed some aside and left
+ * wake vortons in B, born in a frame where A has fewer: not matched, blue);
+ * by frame 50 the difference has reached every particle. --frame 50 marks
+ * the first divergent particles with crosses where they are then: all of
+ * them in B, which holds them all. */
+Test(replay_render, first_divergent_particles_followed_to_a_later_frame, .timeout = 180) {
+    const char *a = tmp("bullet_a.eddyr"), *b = tmp("bullet_b.eddyr");
+    const char *first = tmp("bullet_41.png"), *later = tmp("bullet_50.png");
+    const eddy_bullet bullet = {{-1.0f, 0.0f, -1.1f}, {1.0f, 0.0f, -1.1f}, 0.03f, 1.0f};
+    record_scene("smoke_grenade", 50, NULL, 40, NULL, NULL, a);
+    record_scene("smoke_grenade", 50, NULL, 40, NULL, &bullet, b);
+    const char *camera = "--view y --camera -1.2,-1.6,1.2,0.8 --size 320";
+    EXPECT_EXIT(1, "render-diff %s %s %s -o %s -f", a, b, camera, first);
+    const double at41 = said_value("first divergent frame 41: ");
+    const double tracers41 = said_value("vortons, ");
+    const double unmatched = said_value("tracers; ");
+    cr_assert(at41 > 0 && at41 < 1000 && tracers41 == 0 && unmatched >= 64,
+              "frame 41: %g differ, %g tracers, %g not matched", at41, tracers41, unmatched);
+    picture p;
+    load_png(first, &p);
+    cr_assert(count_pixels(&p, is_unmatched) > 0, "the wake vortons are not drawn");
+    cr_assert_eq(count_pixels(&p, is_cross), 0, "crosses at the first divergent frame");
+    free(p.rgb);
+
+    EXPECT_EXIT(1, "render-diff %s %s %s --frame 50 --top 5 -o %s -f", a, b, camera, later);
+    char line[128];
+    snprintf(line, sizeof line, "first divergent frame 41, %.0f particles differed; at frame 50: ", at41);
+    const double at50 = said_value(line);
+    cr_assert(at50 > 50.0 * at41, "the difference did not spread: %g, then %g", at41, at50);
+    /* a birth frame's unmatched particles of both worlds count once */
+    const double ids = said_value("\nthe ");
+    cr_assert(ids <= at41 && ids >= at41 - unmatched / 2, "%g first divergent of %g", ids, at41);
+    snprintf(line, sizeof line, "the %.0f first divergent particles (frame 41) are marked: ", ids);
+    const double found_a = said_value(line);
+    const double found_b = said_value(" found in A, ");
+    cr_assert(found_b == ids && found_a > 0 && found_a < ids, "found %g in A, %g in B of %g",
+              found_a, found_b, ids);
+    char diff[1024];
+    cr_assert(text_of(later, "eddy-diff", diff, sizeof diff));
+    cr_assert_eq(diff_value(diff, "first_divergent_frame"), 41);
+    cr_assert_eq(diff_value(diff, "frame"), 50);
+    cr_assert_eq(diff_value(diff, "first_differ"), at41);
+    cr_assert_eq(diff_value(diff, "first"), ids);
+    cr_assert_eq(diff_value(diff, "first_found"), found_a);
+    cr_assert_eq(diff_value(diff, "top"), 5);
+    load_png(later, &p);
+    int crosses[2] = {0, 0};
+    for (int k = 0; k < 2; ++k)
+        for (int y = 140; y < 320; ++y) /* below the legend */
+            for (int x = 0; x < 320; ++x) crosses[k] += is_cross(panel_pixel(&p, k, 320, x, y));
+    cr_assert(crosses[0] > 20 && crosses[1] > 20, "crosses %d, %d", crosses[0], crosses[1]);
+    free(p.rgb);
+    EXPECT_EXIT(2, "render-diff %s %s %s --frame 39 -o %s -f", a, b, camera, later);
+    cr_assert(said("first differ at frame 41"), "%s", (char *)g_text.data);
+    unlink(first), unlink(later), unlink(a), unlink(b);
+}
+
+/* Two scenes, and one scene with two definitions, are different worlds:
+ * said on stdout with the scenes and the fields named, written on the
+ * picture, and no difference drawn. */
+Test(replay_render, different_worlds_are_said_not_diffed, .timeout = 120) {
+    const char *ring = tmp("w_ring.eddyr"), *grenade = tmp("w_grenade.eddyr");
+    const char *direct = tmp("w_direct.eddyr"), *png = tmp("worlds.png");
+    EXPECT_EXIT(0, "record --scene vortex_ring --frames 3 -o %s -q -f", ring);
+    record_scene("smoke_grenade", 3, NULL, -1, NULL, NULL, grenade);
+    EXPECT_EXIT(1, "render-diff %s %s --size 256 -o %s -f", ring, grenade, png);
+    cr_assert(said("A and B are different worlds, not a divergence: A is the scene vortex_ring; "
+                   "B is the scene smoke_grenade"),
+              "%s", (char *)g_text.data);
+    cr_assert(said("their first common frame 0 differs"));
+    cr_assert(!said("particles differ"));
+    char diff[1024];
+    cr_assert(text_of(png, "eddy-diff", diff, sizeof diff));
+    cr_assert(strstr(diff, "different worlds; A the scene vortex_ring; B the scene smoke_grenade") == diff,
+              "eddy-diff %s", diff);
+    picture p;
+    load_png(png, &p);
+    cr_assert(count_pixels(&p, is_warning) > 100, "the picture does not say it");
+    cr_assert_eq(count_pixels(&p, is_ring), 0);
+    cr_assert_eq(count_pixels(&p, is_cross), 0);
+    free(p.rgb);
+
+    /* the same scene with the velocity on the grid by direct summation: the
+     * same frame 0 (the definition is not hashed), then different physics */
+    eddy_world_def def = eddy_world_def_default();
+    def.velocity_method = EDDY_VELOCITY_DIRECT_GRID;
+    record_scene("smoke_grenade", 3, &def, -1, NULL, NULL, direct);
+    EXPECT_EXIT(1, "render-diff %s %s --size 256 -o %s -f", grenade, direct, png);
+    cr_assert(said("A is the scene smoke_grenade; B is the scene smoke_grenade"), "%s",
+              (char *)g_text.data);
+    cr_assert(said("their definitions differ: velocity_method 0 vs 1 (A vs B)"), "%s",
+              (char *)g_text.data);
+    cr_assert(!said("first common frame"));
+    cr_assert(text_of(png, "eddy-diff", diff, sizeof diff));
+    cr_assert(strstr(diff, "definitions velocity_method 0 vs 1") != NULL, "eddy-diff %s", diff);
+    load_png(png, &p);
+    cr_assert(count_pixels(&p, is_warning) > 100);
+    free(p.rgb);
+    unlink(png), unlink(ring), unlink(grenade), unlink(direct);
+}
+
+/* ---------------------------------------------------------------- volume */
 static float brightness(const uint8_t *c) { return ((float)c[0] + (float)c[1] + (float)c[2]) / 3.0f; }
 
 /* smoke_grenade at frame 60: the grenade's column of smoke stands over the
