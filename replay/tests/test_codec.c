@@ -45,6 +45,7 @@ static eddy_world_def odd_def(void) {
     d.vorton_step = EDDY_VORTON_STEP_EULER; /* not the default: versions 1 and 2 */
     d.diffusion = EDDY_DIFFUSION_SEED;      /* not the default: versions 1 to 3 */
     d.body_coupling = EDDY_BODY_COUPLING_TRACERS; /* not the default: versions 1 to 3 */
+    d.grid_extent = EDDY_GRID_EXTENT_ALL_PARTICLES; /* not the default: versions 1 to 4 */
     return d;
 }
 
@@ -82,6 +83,7 @@ Test(codec, world_def_decode_refuses_and_names_the_problem) {
     d.vorton_step = EDDY_VORTON_STEP_EULER;
     d.diffusion = EDDY_DIFFUSION_SEED;
     d.body_coupling = EDDY_BODY_COUPLING_TRACERS;
+    d.grid_extent = EDDY_GRID_EXTENT_ALL_PARTICLES;
     eddy_bytes b = {0};
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
     char message[256];
@@ -246,6 +248,7 @@ Test(codec, vorton_step_is_written_in_version_3) {
     d.diffusion = EDDY_DIFFUSION_SEED;
     cr_assert_eq(d.vorton_step, EDDY_VORTON_STEP_STRETCH_AB2, "the default step");
     d.body_coupling = EDDY_BODY_COUPLING_TRACERS; /* the default's is version 4 (below) */
+    d.grid_extent = EDDY_GRID_EXTENT_ALL_PARTICLES; /* the default's is version 5 (below) */
     eddy_bytes b = {0};
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
     cr_assert_eq(b.data[4], 3, "the default's step is written in version 3");
@@ -564,6 +567,7 @@ Test(codec, diffusion_is_written_in_version_4) {
     char message[256];
     eddy_world_def d = eddy_world_def_default();
     cr_assert_eq(d.diffusion, EDDY_DIFFUSION_NORMALISED, "the default diffusion");
+    d.grid_extent = EDDY_GRID_EXTENT_ALL_PARTICLES; /* else version 5 (below) */
     eddy_bytes b = {0};
     cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
     cr_assert_eq(b.size, 145, "version 4: version 3's 137 bytes + the diffusion and the body coupling");
@@ -589,4 +593,38 @@ Test(codec, diffusion_is_written_in_version_4) {
     char why[200];
     cr_assert_eq(eddy_world_def_validate(&d, why, sizeof why), EDDY_ERROR_INVALID_DEF);
     cr_assert(strstr(why, "diffusion") != NULL, "%s", why);
+}
+
+/* A grid from the vortons alone (EDDY_GRID_EXTENT_VORTONS, the default) is
+ * written in version 5: version 4's 145 bytes and the extent (u32); the
+ * seed's grid keeps versions 1 to 4, which decode to it. An unknown extent
+ * is refused by the decoder, naming the field. */
+Test(codec, grid_extent_is_written_in_version_5) {
+    char message[256];
+    eddy_world_def d = eddy_world_def_default();
+    cr_assert_eq(d.grid_extent, EDDY_GRID_EXTENT_VORTONS, "the default grid");
+    eddy_bytes b = {0};
+    cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
+    cr_assert_eq(b.size, 149, "version 5: version 4's 145 bytes + the grid extent");
+    cr_assert_eq(b.data[4], 5, "version 5");
+    eddy_world_def out = eddy_world_def_default();
+    out.grid_extent = EDDY_GRID_EXTENT_ALL_PARTICLES;
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.grid_extent, EDDY_GRID_EXTENT_VORTONS);
+    b.data[145] = 9; /* grid_extent */
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    cr_assert(strstr(message, "grid_extent") != NULL, "%s", message);
+    /* the seed's grid with the default exchanges: version 4, decoding to the seed's grid */
+    eddy_bytes_free(&b);
+    d.grid_extent = EDDY_GRID_EXTENT_ALL_PARTICLES;
+    cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
+    cr_assert_eq(b.size, 145);
+    cr_assert_eq(b.data[4], 4, "version 4");
+    out.grid_extent = EDDY_GRID_EXTENT_VORTONS;
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.grid_extent, EDDY_GRID_EXTENT_ALL_PARTICLES);
+    eddy_bytes_free(&b);
 }

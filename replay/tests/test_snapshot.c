@@ -404,8 +404,9 @@ Test(snapshot, restores_a_world_that_failed_nothing_and_frame_zero_allows_popula
  * particle arrays' stable ids (a restore renumbers them), task_system.external. */
 Test(snapshot, layout_guard_state_structures_unchanged) {
     /* 200: vorton_step, encoded in definition version 3 (lib/state/codec.c);
-     * body_coupling (version 4) took padding */
-    cr_expect_eq(sizeof(eddy_world_def), 200, "eddy_world_def changed (%zu): encode the new "
+     * body_coupling (version 4) took padding. 208: grid_extent, encoded in
+     * definition version 5 */
+    cr_expect_eq(sizeof(eddy_world_def), 208, "eddy_world_def changed (%zu): encode the new "
                  "physical field in lib/state/codec.c or say why not", sizeof(eddy_world_def));
     /* 920: frame_acceleration and frame_angular_acceleration (lib/bodies/carry.c)
      * are set by a step's SET_KINEMATIC and cleared at its end, so they are
@@ -450,11 +451,11 @@ Test(snapshot, layout_guard_state_structures_unchanged) {
      * definition and the vortons: not state. 4480: the task system's profiler
      * zone of the phase running (lib/runtime/runtime.h), set and cleared within
      * a phase, not state. 4496: the normalised PSE's pair lists per chunk (a pointer and a
-     * count, lib/fluid/diffuse.c), kept for their capacity, not state. 4520:
+     * count, lib/fluid/diffuse.c), kept for their capacity, not state. 4528:
      * the far tracers' flags (a pointer, a capacity, a count, a flag), made by
      * a step's advection and used by the same step's velocity phase
      * (lib/fluid/velocity.c), not state. */
-    cr_expect_eq(sizeof(eddy_world), 4520, "eddy_world changed (%zu): is the new field state?",
+    cr_expect_eq(sizeof(eddy_world), 4528, "eddy_world changed (%zu): is the new field state?",
                  sizeof(eddy_world));
     /* 632: friction and restitution, encoded after the flags byte when not
      * the defaults (lib/state/codec.c, eddy_codec_put_body_def) */
