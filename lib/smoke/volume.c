@@ -3,24 +3,43 @@
  * cloud-in-cell tent (kernel and units: include/eddy/smoke.h).
  *
  * Design note — why the bits never depend on the worker count. The transfer
- * is a gather (docs/DETERMINISM.md rule 3), in three passes:
- *   1. bins (parallel, fixed chunks of tracers): tracer t falls in bin
- *      b = floor(u) per axis, u its voxel coordinate; it touches voxels b and
- *      b + 1, so bins run from -1 to n - 1 on each axis ((n + 1)^3 bins).
- *      Each chunk writes its tracers' bin slots only. Tracers whose 8 voxels
- *      all lie outside get bin -1.
- *   2. counting sort (integers only): tracers by bin, ties by tracer index,
- *      in parallel by bin plane (pass 2's note). Integer counts are exact,
- *      so nothing here can round, and the order is one serial sort's.
- *   3. accumulate (parallel, one chunk per voxel plane k): the plane's
- *      owner walks the two bin planes that reach it (k-1 and k) in sorted
- *      order (bins ascending z, y, x; each bin's tracers by index) and adds
- *      each tracer's weight (1 - |u - i|) (1 - |v - j|) (1 - |w - k|) to
- *      the up to 4 voxels of its plane the tracer touches. So voxel
- *      (i, j, k) receives its 8 bins' tracers in one fixed order: the same
- *      sum as a gather over them, but read front to back (pass 2 stored the
- *      voxel coordinates in sort order). A chunk writes only its own plane;
- *      the order of every sum is fixed by the sort, never by the threads.
+ * is a gather (docs/DETERMINISM.md rule 3). Tracer t has voxel coordinates
+ * (u, v, w) and falls in bin b = floor(.) + 1 per axis, in [0, n] ("extended"
+ * bins: bin b touches voxels b - 1 and b); a tracer whose 8 voxels all lie
+ * outside is dropped. Voxel (i, j, k) is the sum, in one fixed order, of
+ * (1 - |u - i|) (1 - |v - j|) (1 - |w - k|) (computed as (x * y) * z) over
+ * the tracers of its 8 bins: bins ascending z, y, x, each bin's tracers by
+ * index, starting from 0, then times tracer_amount / cell volume. The
+ * passes below only decide who computes that sum where; none of them can
+ * change an addition's order, so no worker count, slab or chunk size can
+ * change a bit.
+ *   1. group (parallel, fixed chunks of SMOKE_BIN_CHUNK tracers): each chunk
+ *      bins its tracers (SMOKE_BLOCK at a time, 4 lanes wide: integers, the
+ *      same as one at a time) and groups them by bin plane inside its own
+ *      region of `grouped`, each group in tracer order (a chunk-local
+ *      counting sort).
+ *   2. sort (integers only): serial, each plane's start (the chunks' counts
+ *      summed); then per bin plane, in parallel, a stable counting sort by
+ *      bin of the plane's tracers read chunk by chunk (so in tracer order).
+ *      The result is exactly one serial counting sort by bin, ties by
+ *      tracer index, stored as records (coordinates, bin x and y) in `sorted`.
+ *   3. accumulate (parallel, one chunk per slab of SMOKE_SLAB voxel planes):
+ *      a slab reads the contiguous run of `sorted` of bin planes begin ..
+ *      end front to back and adds each tracer's 8 weights to its own padded
+ *      copy of the slab (voxels -1 .. n on x and y, begin - 1 .. end on z:
+ *      no test per tracer), then copies its owned voxels out, times the
+ *      weight. A voxel's sum is held in one place and receives its tracers
+ *      in sorted order: the order above.
+ * Where the time went before (issue 34 item 1, perf on eddy-smoke-bench): a
+ * voxel-plane-by-plane accumulation that read every tracer twice and paid
+ * bounds tests and branchy tents per voxel (about 60% of the update), a
+ * bin pass that scattered tracer indices and a sort that gathered each
+ * tracer's position back from three arrays (random reads). Now each tracer
+ * is read once from the world, its record moves through two cache-friendly
+ * counting-sort scatters and is read once by its slab.
+ * All scratch lives in the volume and grows to a high-water mark: a steady
+ * update allocates nothing (the padded slabs, about (1 + 2 / SMOKE_SLAB)
+ * times the density, are allocated at the first update).
  * The update runs in the world's canonical FP mode, set here on the calling
  * thread and on every worker by eddy_parallel_for. */
 #include "smoke/smoke.h"
@@ -328,7 +347,7 @@ static inline float tent(float u, float i) {
  * order (bins ascending z, y, x; each bin's tracers by index): the order of
  * one serial sweep, whatever the slab size or the worker count. The owned
  * voxels are then copied out, times the weight. */
-enum { SMOKE_SLAB = 4 };
+enum { SMOKE_SLAB = 8 };
 
 static size_t slab_pad_size(const eddy_smoke_volume *v) {
     return (size_t)(SMOKE_SLAB + 2) * (size_t)(v->n[0] + 2) * (size_t)(v->n[1] + 2);
