@@ -28,8 +28,7 @@ struct eddy_smoke_volume {
      * by bin plane (coordinates and bin in the plane), the bins' starts,
      * the coordinates in sorted order */
     struct eddy_smoke_grouped *grouped;
-    struct eddy_smoke_grouped *staged; /* the same, in tracer order */
-    int grouped_capacity;  /* tracers grouped, staged and sorted hold */
+    int grouped_capacity;  /* tracers grouped and sorted hold */
     int *bin_start;        /* bins + 1 */
     /* the tracers in sorted order: the gather reads them front to back */
     struct eddy_smoke_grouped *sorted;

@@ -148,7 +148,6 @@ void eddy_smoke_volume_destroy(eddy_smoke_volume *v) {
     if (!v) return;
     eddy_free(v->density);
     eddy_free(v->grouped);
-    eddy_free(v->staged);
     eddy_free(v->bin_start);
     eddy_free(v->sorted);
     eddy_free(v->slab_pad);
@@ -221,14 +220,15 @@ static inline void block_axis_bin(const float *restrict c, float n, int *restric
 /* A chunk's tracers grouped by bin plane inside the chunk's own region of
  * `grouped` (slots begin .. end), each plane's group in tracer order: a
  * chunk-local counting sort, integers only. The tracers' coordinates and
- * bins go first to the chunk's region of `staged` (tracer order, still in
+ * bins go first to the chunk's region of `sorted` (tracer order, still in
  * cache when the second loop reads them back). */
 static void group_chunk(int chunk, int begin, int end, void *context) {
     const sort_job *job = context;
     const eddy_smoke_volume *v = job->v;
     const particle_array *t = job->tracers;
     eddy_smoke_grouped *restrict out = v->grouped + begin;
-    eddy_smoke_grouped *restrict staged = v->staged + begin;
+    /* staging in tracer order: the chunk's region of `sorted`, free until pass 2 */
+    eddy_smoke_grouped *restrict staged = v->sorted + begin;
     const int planes = job->planes;
     int *at = job->chunk_plane + (size_t)chunk * (size_t)(planes + 1);
     int16_t plane_of[SMOKE_BIN_CHUNK]; /* planes <= EDDY_SMOKE_MAX_RESOLUTION + 1 */
@@ -398,9 +398,6 @@ static bool scratch_reserve(eddy_smoke_volume *v, int n) {
     eddy_smoke_grouped *g = eddy_realloc(v->grouped, (size_t)n * sizeof *g);
     if (!g) return false;
     v->grouped = g;
-    eddy_smoke_grouped *st = eddy_realloc(v->staged, (size_t)n * sizeof *st);
-    if (!st) return false;
-    v->staged = st;
     eddy_smoke_grouped *c = eddy_realloc(v->sorted, (size_t)n * sizeof *c);
     if (!c) return false;
     v->sorted = c;
