@@ -253,7 +253,7 @@ static void group_chunk(int chunk, int begin, int end, void *context) {
             g->u = cx[k];
             g->v = cy[k];
             g->w = cz[k];
-            g->xy = bx[k] | by[k] << 16; /* each in [0, 1024] when in */
+            g->xy = in ? bx[k] | by[k] << 16 : 0; /* each in [0, 1024] when in */
         }
     }
     at[0] = 0;
