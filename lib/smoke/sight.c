@@ -31,10 +31,11 @@ static bool locate(const eddy_smoke_volume *v, int a, float p, int *i, float *f)
     return true;
 }
 
-float eddy_smoke_volume_sample(const eddy_smoke_volume *v, eddy_vec3 p) {
+/* The trilinear sample (the API's, inlined into the march). */
+static inline float volume_sample(const eddy_smoke_volume *v, eddy_vec3 p) {
     int i, j, k;
     float fx, fy, fz;
-    if (!v || !locate(v, 0, p.x, &i, &fx) || !locate(v, 1, p.y, &j, &fy) || !locate(v, 2, p.z, &k, &fz))
+    if (!locate(v, 0, p.x, &i, &fx) || !locate(v, 1, p.y, &j, &fy) || !locate(v, 2, p.z, &k, &fz))
         return 0.0f;
     const float gx = 1.0f - fx, gy = 1.0f - fy, gz = 1.0f - fz;
     if (i >= 0 && j >= 0 && k >= 0 && i + 1 < v->n[0] && j + 1 < v->n[1] && k + 1 < v->n[2]) {
@@ -52,6 +53,10 @@ float eddy_smoke_volume_sample(const eddy_smoke_volume *v, eddy_vec3 p) {
     const float e01 = gx * voxel_at(v, i, j, k + 1) + fx * voxel_at(v, i + 1, j, k + 1);
     const float e11 = gx * voxel_at(v, i, j + 1, k + 1) + fx * voxel_at(v, i + 1, j + 1, k + 1);
     return (e00 * gy + e10 * fy) * gz + (e01 * gy + e11 * fy) * fz;
+}
+
+float eddy_smoke_volume_sample(const eddy_smoke_volume *v, eddy_vec3 p) {
+    return v ? volume_sample(v, p) : 0.0f;
 }
 
 static float h_min(const eddy_smoke_volume *v) {
@@ -72,7 +77,7 @@ static float segment_integral(const eddy_smoke_volume *v, eddy_vec3 a, eddy_vec3
     for (int s = 0; s < steps; ++s) {
         const float t = ((float)s + 0.5f) * inv;
         const eddy_vec3 p = {a.x + t * dx, a.y + t * dy, a.z + t * dz};
-        sum += eddy_smoke_volume_sample(v, p);
+        sum += volume_sample(v, p);
     }
     return sum * (length * inv);
 }

@@ -8,6 +8,12 @@
 #include "core/core.h"
 #include "eddy/smoke.h"
 
+/* A tracer in the update's sort: voxel coordinates and its bin's x and y. */
+typedef struct eddy_smoke_grouped {
+    float u, v, w;
+    int xy; /* bx | by << 16 (extended bin indices, each in [0, n]) */
+} eddy_smoke_grouped;
+
 struct eddy_smoke_volume {
     eddy_smoke_volume_def def;
     int n[3];              /* voxels per axis */
@@ -18,18 +24,15 @@ struct eddy_smoke_volume {
     float *density;        /* n[0] n[1] n[2], x fastest */
     int64_t frame;         /* world frame of the last update, -1 before */
     int tracer_count;      /* tracers that reached a voxel at the last update */
-    /* scratch of the update: each tracer's bin, the bins' starts, the
-     * counting sort's tracer order */
-    int *bin_of;
-    int bin_of_capacity;
+    /* scratch of the update (volume.c's design note): the tracers grouped
+     * by bin plane (coordinates and bin in the plane), the bins' starts,
+     * the coordinates in sorted order */
+    struct eddy_smoke_grouped *grouped;
+    int grouped_capacity;  /* tracers grouped and sorted hold */
     int *bin_start;        /* bins + 1 */
-    int *sorted;
-    int sorted_capacity;
-    /* the tracers' voxel coordinates (u, v, w), in sorted order: the gather
-     * reads them front to back instead of chasing tracer indices */
-    float *sorted_coord;
-    int sorted_coord_capacity;
-    int *by_plane;         /* tracers grouped by bin plane (pass 2) */
+    /* the tracers in sorted order: the gather reads them front to back */
+    struct eddy_smoke_grouped *sorted;
+    float *slab_pad;       /* the gather's padded slabs, one per slab */
     int *sort_scratch;     /* per chunk and plane counts, plane starts */
     int sort_capacity;
 };
