@@ -478,6 +478,27 @@ static bool push_created_body(eddy_world *w, eddy_body_id id) {
     return true;
 }
 
+bool eddy_bodies_reserve(eddy_world *w, const eddy_input *in) {
+    int creates = 0;
+    for (int k = 0; k < in->body_command_count; ++k)
+        creates += in->body_commands[k].type == EDDY_BODY_CREATE;
+    if (creates == 0) return true;
+    if (w->body_count + creates > w->body_capacity) {
+        const int cap = eddy_grown_capacity(w->body_capacity, w->body_count + creates);
+        body *nb = eddy_realloc(w->bodies, (size_t)cap * sizeof *nb);
+        if (!nb) return false;
+        w->bodies = nb;
+        w->body_capacity = cap;
+    }
+    if (creates > w->created_body_capacity) {
+        eddy_body_id *p = eddy_realloc(w->created_bodies, (size_t)creates * sizeof *p);
+        if (!p) return false;
+        w->created_bodies = p;
+        w->created_body_capacity = creates;
+    }
+    return true;
+}
+
 bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in) {
     w->created_body_count = 0;
     for (int k = 0; k < in->body_command_count; ++k) {
