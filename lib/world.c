@@ -508,10 +508,10 @@ static bool input_apply(eddy_world *w, const eddy_input *in) {
  * grown so far keep their room, which is not state), and the step returns
  * EDDY_ERROR_OUT_OF_MEMORY with the world still usable.
  *
- * What the prelude cannot size ahead: a polytope body's vertices, allocated
- * as an EDDY_BODY_CREATE command runs, and the grid's arrays over 65,536
- * vortons (eddy_grid_point_bound has no bound there). A failure there still
- * needs a restore (world_break). The pair lists of the normalised PSE and the
+ * What the prelude cannot size ahead: the grid's arrays over 65,536 vortons
+ * (eddy_grid_point_bound has no bound there). A failure there still needs a
+ * restore (world_break). The bodies the input creates take their slots and
+ * polytope vertices from room made here (eddy_bodies_reserve). The pair lists of the normalised PSE and the
  * early tracer hashes do without memory (the same bits), so they grow inside
  * the step, and the prelude gives the lists their headers only. */
 enum { RESERVE_PSE_PAIRS = 64 }; /* eddy_world_reserve: pairs per vorton the PSE lists hold */

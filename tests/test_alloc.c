@@ -530,6 +530,88 @@ Test(alloc, a_later_step_that_runs_out_of_memory_leaves_the_world_unchanged, .ti
     step_fails_cleanly(10);
 }
 
+/* An input that creates bodies (a box, a polytope: its vertices, and a
+ * sphere) and an emitter, and bursts: the prelude makes their room too. */
+static eddy_input creating_input(eddy_body_command bc[2], eddy_emitter_command *ec) {
+    memset(bc, 0, 2 * sizeof *bc);
+    bc[0].type = EDDY_BODY_CREATE;
+    bc[0].def = eddy_body_def_default();
+    bc[0].def.shape = eddy_shape_box((eddy_vec3){0.1f, 0.2f, 0.1f});
+    bc[0].def.position = (eddy_vec3){0.5f, 0.0f, 0.0f};
+    bc[1].type = EDDY_BODY_CREATE;
+    bc[1].def = eddy_body_def_default();
+    bc[1].def.position = (eddy_vec3){-0.5f, 0.0f, 0.0f};
+    memset(ec, 0, sizeof *ec);
+    ec->type = EDDY_EMITTER_CREATE;
+    ec->def = eddy_emitter_def_default();
+    ec->def.vorton_rate = 300.0f;
+    ec->def.tracer_rate = 3000.0f;
+    eddy_input in = {0};
+    in.body_commands = bc;
+    in.body_command_count = 2;
+    in.emitter_commands = ec;
+    in.emitter_command_count = 1;
+    return in;
+}
+
+Test(alloc, a_step_that_creates_bodies_and_runs_out_of_memory_leaves_the_world_unchanged,
+     .timeout = 300) {
+    hook_setup();
+    eddy_body_command bc[2];
+    eddy_emitter_command ec;
+    const eddy_input in = creating_input(bc, &ec);
+    /* the reference: a world stepped 3 frames, then this input, then 2 plain steps */
+    uint64_t ref[3];
+    eddy_world *w = scene_world("vortex_ring", 2);
+    for (int f = 0; f < 3; ++f) cr_assert_eq(eddy_world_step(w, NULL), EDDY_OK);
+    eddy_bytes at3 = snap_of(w);
+    long long start = calls();
+    arm();
+    cr_assert_eq(eddy_world_step(w, &in), EDDY_OK, "%s", eddy_world_error_message(w));
+    disarm();
+    const long long total = calls() - start;
+    ref[0] = hash_of(w);
+    for (int k = 1; k < 3; ++k) {
+        cr_assert_eq(eddy_world_step(w, NULL), EDDY_OK);
+        ref[k] = hash_of(w);
+    }
+    cr_assert_eq(eddy_world_body_count(w), 2);
+    eddy_world_destroy(w);
+    cr_assert_gt(total, 0);
+    int refused = 0;
+    char message[256];
+    for (long long n = 1; n <= total; ++n) {
+        w = scene_world("vortex_ring", 2);
+        cr_assert_eq(eddy_world_restore(w, at3.data, at3.size, message, sizeof message), EDDY_OK);
+        eddy_bytes before = snap_of(w);
+        fail_at(calls() + n);
+        arm();
+        eddy_status s = eddy_world_step(w, &in);
+        disarm();
+        fail_at(0);
+        if (s != EDDY_OK) {
+            ++refused;
+            cr_expect_eq(s, EDDY_ERROR_OUT_OF_MEMORY, "step at %lld: %s", n, eddy_status_name(s));
+            eddy_bytes after = snap_of(w);
+            expect_same_bytes(&before, &after, "a failed step that creates bodies");
+            eddy_bytes_free(&after);
+            cr_assert_eq(eddy_world_step(w, &in), EDDY_OK, "%s", eddy_world_error_message(w));
+        }
+        cr_expect_eq(hash_of(w), ref[0], "step at %lld: another state", n);
+        for (int k = 1; k < 3; ++k) {
+            cr_assert_eq(eddy_world_step(w, NULL), EDDY_OK);
+            cr_expect_eq(hash_of(w), ref[k], "step at %lld: frame +%d differs", n, k + 1);
+        }
+        eddy_bytes_free(&before);
+        eddy_world_destroy(w);
+    }
+    cr_log_info("a step creating 2 bodies and an emitter: %lld allocations, %d refused the step "
+                "cleanly", total, refused);
+    cr_expect_gt(refused, 0);
+    eddy_bytes_free(&at3);
+    cr_expect_eq(atomic_load(&g_bypasses), 0);
+}
+
 Test(alloc, recording_fails_cleanly_at_every_allocation, .timeout = 300) {
     hook_setup();
     eddy_bytes ref_snap;

@@ -128,11 +128,11 @@ EDDY_API eddy_status eddy_world_reserve(eddy_world *world, int vortons, int trac
  *
  * Out of memory (EDDY_ERROR_OUT_OF_MEMORY): the step first makes room for
  * the counts it can reach (its particles plus what this input's emitters,
- * bursts and bullets can add), and a failure there changes nothing: the
- * world steps again as if the call had not been made. Two allocations come
- * later, once the state has changed: a polytope body's vertices as an
- * EDDY_BODY_CREATE command runs, and the grid's arrays beyond 65,536
- * vortons; a failure there, or a step that leaves a NaN or infinity in the
+ * bursts and bullets can add, and the slots and vertices of the bodies and
+ * emitters it creates), and a failure there changes nothing: the world
+ * steps again as if the call had not been made. One allocation comes later,
+ * once the state has changed: the grid's arrays beyond 65,536 vortons (no
+ * bound is reserved there); a failure there, or a step that leaves a NaN or infinity in the
  * state (EDDY_ERROR_NAN; the message names the first vorton, tracer or body
  * and its field), is not rolled back, since keeping a copy would cost a
  * whole state per step. Instead the world needs a restore: every later step

@@ -32,9 +32,9 @@ void eddy_phase_find_held_bodies(eddy_world *w);
 void eddy_phase_contain_bodies(eddy_world *w);
 eddy_status eddy_bodies_validate_commands(eddy_world *w, const eddy_input *in);
 bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in);  /* false: out of memory */
-/* Room for the slots and created ids of the input's EDDY_BODY_CREATE commands,
- * before the step changes anything (a polytope's vertices are still
- * allocated as it is created); false: out of memory. */
+/* Room for the slots, created ids and polytope vertices of the input's
+ * EDDY_BODY_CREATE commands, before the step changes anything; false: out
+ * of memory. */
 bool eddy_bodies_reserve(eddy_world *w, const eddy_input *in);
 /* The room the body phases take in the chunk partials for these counts and
  * grid points (collisions, the flow's reaction, wall poisoning). */
