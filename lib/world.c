@@ -495,7 +495,6 @@ static bool input_apply(eddy_world *w, const eddy_input *in) {
     return eddy_bodies_apply_commands(w, in);
 }
 
-
 /* ---------------------------------------------------------------- room ahead of a step
  * Design note. A step that runs out of memory half done would leave a state
  * that is neither the old frame nor the new one. So the step first makes room
@@ -511,9 +510,10 @@ static bool input_apply(eddy_world *w, const eddy_input *in) {
  * What the prelude cannot size ahead: the grid's arrays over 65,536 vortons
  * (eddy_grid_point_bound has no bound there). A failure there still needs a
  * restore (world_break). The bodies the input creates take their slots and
- * polytope vertices from room made here (eddy_bodies_reserve). The pair lists of the normalised PSE and the
- * early tracer hashes do without memory (the same bits), so they grow inside
- * the step, and the prelude gives the lists their headers only. */
+ * polytope vertices from room made here (eddy_bodies_reserve). The pair
+ * lists of the normalised PSE and the early tracer hashes do without memory
+ * (the same bits), so they grow inside the step, and the prelude gives the
+ * lists their headers only. */
 enum { RESERVE_PSE_PAIRS = 64 }; /* eddy_world_reserve: pairs per vorton the PSE lists hold */
 
 static size_t partials_bound(int vortons, int tracers) {

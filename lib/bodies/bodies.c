@@ -243,10 +243,12 @@ static bool rebuild_derived(body *b, eddy_vec3 *spare) {
     eddy_free(b->vertices);
     b->vertices = NULL;
     b->vertex_count = 0;
-    const int n = b->def.shape.type == EDDY_SHAPE_POLYTOPE ? eddy_shape_vertices(&b->def.shape, NULL, 0) : 0;
-    if (n <= 0 || n > EDDY_SHAPE_MAX_VERTICES) eddy_free(spare);
+    const bool polytope = b->def.shape.type == EDDY_SHAPE_POLYTOPE;
+    const int n = polytope ? eddy_shape_vertices(&b->def.shape, NULL, 0) : 0;
+    const bool fits = n > 0 && n <= EDDY_SHAPE_MAX_VERTICES;
+    if (!fits) eddy_free(spare);
     if (n <= 0) return true;
-    b->vertices = n <= EDDY_SHAPE_MAX_VERTICES && spare ? spare : eddy_alloc((size_t)n * sizeof *b->vertices);
+    b->vertices = fits && spare ? spare : eddy_alloc((size_t)n * sizeof *b->vertices);
     if (!b->vertices) return false;
     b->vertex_count = eddy_shape_vertices(&b->def.shape, b->vertices, n);
     eddy_body_faces(b);
