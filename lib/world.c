@@ -495,6 +495,151 @@ static bool input_apply(eddy_world *w, const eddy_input *in) {
     return eddy_bodies_apply_commands(w, in);
 }
 
+/* ---------------------------------------------------------------- room ahead of a step
+ * Design note. A step that runs out of memory half done would leave a state
+ * that is neither the old frame nor the new one. So the step first makes room
+ * for the most it can hold (step_reserve): the counts it can reach (the
+ * particles it has, plus what this input's emitters, bursts and bullet wakes
+ * can add over every substep) size every per-step array, the same way
+ * eddy_world_reserve does for the counts a game gives. Only then does
+ * anything of the state change; after it the phases find their room already
+ * there. A failure in the prelude leaves the state as it was (the arrays
+ * grown so far keep their room, which is not state), and the step returns
+ * EDDY_ERROR_OUT_OF_MEMORY with the world still usable.
+ *
+ * What the prelude cannot size ahead: the grid's arrays over 65,536 vortons
+ * (eddy_grid_point_bound has no bound there). A failure there still needs a
+ * restore (world_break). The bodies the input creates take their slots and
+ * polytope vertices from room made here (eddy_bodies_reserve). The pair
+ * lists of the normalised PSE and the early tracer hashes do without memory
+ * (the same bits), so they grow inside the step, and the prelude gives the
+ * lists their headers only. */
+enum { RESERVE_PSE_PAIRS = 64 }; /* eddy_world_reserve: pairs per vorton the PSE lists hold */
+
+static size_t partials_bound(int vortons, int tracers) {
+    const size_t f = eddy_fluid_partials_bytes(vortons, tracers);
+    const size_t b = eddy_bodies_partials_bytes(vortons, tracers, eddy_grid_point_bound(vortons));
+    const size_t h = eddy_finite_partials_bytes(vortons, tracers);
+    const size_t m = f > b ? f : b;
+    return m > h ? m : h;
+}
+
+static bool heun_reserve(eddy_world *w, int vortons);
+
+static bool uses_heun(const eddy_world *w) {
+    return w->def.vorton_step == EDDY_VORTON_STEP_HEUN ||
+           w->def.vorton_step == EDDY_VORTON_STEP_HEUN_ADAPTIVE;
+}
+
+/* Every per-step array holds `vortons` and `tracers` (pse_pairs pairs per
+ * vorton in the PSE lists); false: out of memory, no state changed. */
+static bool workload_reserve(eddy_world *w, int vortons, int tracers, int pse_pairs) {
+    const bool far = w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS;
+    return eddy_particles_reserve(&w->vortons, vortons) &&
+           eddy_particles_reserve(&w->tracers, tracers) && scratch_reserve(w, vortons) &&
+           (!uses_heun(w) || heun_reserve(w, vortons)) &&
+           eddy_grid_arrays_reserve(w, eddy_grid_point_bound(vortons)) &&
+           eddy_partition_reserve(&w->part, vortons) &&
+           eddy_tree_reserve(&w->tree, vortons, eddy_fluid_uses_moments(w)) &&
+           eddy_pse_lists_reserve(w, vortons, pse_pairs) &&
+           (!far || eddy_far_flags_reserve(w, tracers)) &&
+           (!w->def.hash_every_step || eddy_hash_reserve(w, vortons, tracers)) &&
+           eddy_partials_reserve(w, partials_bound(vortons, tracers)) != NULL;
+}
+
+/* The most particles one emitter at `rate` can give over a step of
+ * `substeps` substeps (emit.c, emit_count: the remainders carry, so the
+ * substeps give rate dt + remainder in all, plus one per substep for the
+ * rounding of each substep's sum). */
+static int64_t emitter_bound(float rate, float remainder, float dt, int substeps) {
+    const double want = (double)rate * (double)dt + (remainder > 0.0f ? (double)remainder : 0.0);
+    if (!(want > 0.0)) return 0;
+    const double most = 1.0e6 * (double)substeps; /* emit_count's cap per substep */
+    return (int64_t)(want < most ? want : most) + 1 + substeps;
+}
+
+/* The most particles of one kind this step's emission can add. */
+static int64_t emission_bound(const eddy_world *w, const eddy_input *in, bool vortons) {
+    const int substeps = w->def.substeps * (w->def.vorton_step == EDDY_VORTON_STEP_HEUN_ADAPTIVE
+                                                ? EDDY_ADAPTIVE_MAX_SUBSTEPS : 1);
+    const float dt = w->def.dt;
+    int64_t n = 0;
+    for (int e = 0; e < w->emitter_count; ++e) {
+        const emitter *em = &w->emitters[e];
+        if (!em->alive) continue;
+        const int32_t pending = vortons ? em->pending_vortons : em->pending_tracers;
+        n += pending > 0 ? pending : 0;
+        n += vortons ? emitter_bound(em->def.vorton_rate, em->vorton_remainder, dt, substeps)
+                     : emitter_bound(em->def.tracer_rate, em->tracer_remainder, dt, substeps);
+    }
+    for (int k = 0; k < in->emitter_command_count; ++k) {
+        const eddy_emitter_command *c = &in->emitter_commands[k];
+        if (c->type == EDDY_EMITTER_BURST) n += vortons ? c->vorton_count : c->tracer_count;
+        if (c->type == EDDY_EMITTER_CREATE)
+            n += emitter_bound(vortons ? c->def.vorton_rate : c->def.tracer_rate, 0.0f, dt, substeps);
+        if (c->type == EDDY_EMITTER_SET_RATES) /* on top of the old rate: a bound */
+            n += emitter_bound(vortons ? c->vorton_rate : c->tracer_rate, 1.0f, dt, substeps);
+    }
+    return n;
+}
+
+/* The slots the input's commands take (emitters, blasts, bodies). */
+static bool input_reserve(eddy_world *w, const eddy_input *in) {
+    int creates = 0;
+    for (int k = 0; k < in->emitter_command_count; ++k)
+        creates += in->emitter_commands[k].type == EDDY_EMITTER_CREATE;
+    if (creates > 0) {
+        const int slots = w->emitter_count + creates;
+        if (slots > w->emitter_capacity) {
+            if (!eddy_grow((void **)&w->emitters, (size_t)slots * sizeof(emitter))) return false;
+            w->emitter_capacity = slots;
+        }
+        if (creates > w->created_emitter_capacity) {
+            if (!eddy_grow((void **)&w->created_emitters, (size_t)creates * sizeof(eddy_emitter_id)))
+                return false;
+            w->created_emitter_capacity = creates;
+        }
+    }
+    const int blasts = w->blast_count + in->blast_count;
+    if (in->blast_count > 0 && blasts > w->blast_capacity) {
+        if (!eddy_grow((void **)&w->blasts, (size_t)blasts * sizeof(active_blast))) return false;
+        w->blast_capacity = blasts;
+    }
+    return eddy_bodies_reserve(w, in);
+}
+
+/* The step's prelude (design note above); false: out of memory, or counts
+ * beyond what the arrays can hold (INT32_MAX / 2, as emission refuses them:
+ * a pending burst no input can make, from a corrupted state). */
+static bool step_reserve(eddy_world *w, const eddy_input *in) {
+    const int64_t vortons = (int64_t)w->vortons.count + emission_bound(w, in, true) +
+                            eddy_bullet_wakes_bound(in);
+    const int64_t tracers = (int64_t)w->tracers.count + emission_bound(w, in, false);
+    if (vortons > INT32_MAX / 2 || tracers > INT32_MAX / 2) return false;
+    return input_reserve(w, in) && workload_reserve(w, (int)vortons, (int)tracers, 0);
+}
+
+eddy_status eddy_world_reserve(eddy_world *w, int vortons, int tracers) {
+    if (!w) return EDDY_ERROR_INVALID_ARGUMENT;
+    if (!eddy_world_enter(w, "eddy_world_reserve")) return EDDY_ERROR_WRONG_STATE;
+    eddy_status s = EDDY_OK;
+    if (vortons < 0 || tracers < 0 || vortons > INT32_MAX / 2 || tracers > INT32_MAX / 2) {
+        eddy_world_set_error(w, "eddy_world_reserve: vortons %d and tracers %d must be in [0, %d]",
+                             vortons, tracers, INT32_MAX / 2);
+        s = EDDY_ERROR_INVALID_ARGUMENT;
+    } else {
+        const int v = vortons > w->vortons.count ? vortons : w->vortons.count;
+        const int t = tracers > w->tracers.count ? tracers : w->tracers.count;
+        if (!workload_reserve(w, v, t, RESERVE_PSE_PAIRS)) {
+            eddy_world_set_error(w, "eddy_world_reserve: out of memory reserving %d vortons and %d "
+                                 "tracers (what was reserved stays; the state is unchanged)", v, t);
+            s = EDDY_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    eddy_world_leave(w);
+    return s;
+}
+
 /* ---------------------------------------------------------------- step */
 const char *eddy_phase_name(eddy_phase phase) {
     static const char *const names[EDDY_PHASE_COUNT] = {
@@ -711,6 +856,13 @@ static eddy_status world_step_held(eddy_world *w, const eddy_input *input) {
     if (s != EDDY_OK) {
         eddy_fpenv_set(caller_mode);
         return s;
+    }
+    if (!step_reserve(w, in)) { /* nothing of the state has changed yet */
+        eddy_fpenv_set(caller_mode);
+        eddy_world_set_error(w, "step %lld: out of memory making room for the step; the world is "
+                             "unchanged and may step again", (long long)w->frame + 1);
+        eddy_log(EDDY_LOG_ERROR, "%s: %s", eddy_status_name(EDDY_ERROR_OUT_OF_MEMORY), w->error);
+        return EDDY_ERROR_OUT_OF_MEMORY;
     }
     eddy_zone_begin("eddy_world_step", 0);
     const double t0 = eddy_now_ms();

@@ -135,7 +135,7 @@ static eddy_status check_fp(const eddy_replay_fingerprint *r, const eddy_replay_
 }
 
 static void note(char *warnings, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(EDDY_REPLAY_PRINTF, 3, 4)));
 static void note(char *warnings, size_t size, const char *fmt, ...) {
     if (!warnings || size == 0) return;
     size_t used = strlen(warnings);

@@ -82,11 +82,20 @@ typedef struct footer {
     uint64_t file_hash;          /* XXH3-64 of every byte before the footer */
 } footer;
 
+/* The printf archetype of the messages: MinGW's C99 printf (the replay
+ * objects are built with __USE_MINGW_ANSI_STDIO, replay/CMakeLists.txt)
+ * checks as gnu_printf; "printf" there means msvcrt's, which knows no %zu. */
+#if defined(__MINGW32__)
+#define EDDY_REPLAY_PRINTF gnu_printf
+#else
+#define EDDY_REPLAY_PRINTF printf
+#endif
+
 /* Messages: snprintf into a caller buffer, tolerant of NULL/0. */
 void eddy_replay_message(char *message, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(EDDY_REPLAY_PRINTF, 3, 4)));
 eddy_status eddy_replay_fail(char *message, size_t size, eddy_status status, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    __attribute__((format(EDDY_REPLAY_PRINTF, 4, 5)));
 
 uint64_t eddy_replay_xxh3(const void *data, size_t size);
 

@@ -11,12 +11,18 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef _WIN32
+#include "replay_io_win32.h"
+#else
+#define EDDY_O_FLAGS O_CLOEXEC
+#endif
 
 /* ---------------------------------------------------------------- file sink */
 eddy_status eddy_file_sink_open(file_sink *sink, const char *path, bool sync, char *message,
                            size_t size) {
-    sink->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    sink->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | EDDY_O_FLAGS, 0644);
     sink->sync = sync;
     sink->error = 0;
     if (sink->fd < 0)
@@ -35,7 +41,7 @@ eddy_status eddy_file_sink_open_temp(file_sink *sink, const char *path, char *te
         if (n < 0 || (size_t)n >= temp_size)
             return eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot create %s: the path is too long",
                                     path);
-        sink->fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        sink->fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | EDDY_O_FLAGS, 0644);
         if (sink->fd >= 0) return EDDY_OK;
         if (errno != EEXIST) break;
     }
@@ -117,7 +123,7 @@ static eddy_status fd_read(void *buffer, size_t capacity, size_t *got, void *con
 }
 
 eddy_status eddy_read_file(const char *path, eddy_bytes *out, char *message, size_t size) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | EDDY_O_FLAGS);
     if (fd < 0)
         return eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot open %s: %s", path,
                            strerror(errno));
@@ -138,7 +144,7 @@ eddy_status eddy_read_file(const char *path, eddy_bytes *out, char *message, siz
 
 eddy_status eddy_file_source_open(const char *path, int *fd, uint64_t *file_size, char *message,
                                   size_t size) {
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    *fd = open(path, O_RDONLY | EDDY_O_FLAGS);
     if (*fd < 0)
         return eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot open %s: %s", path,
                                 strerror(errno));
@@ -178,3 +184,13 @@ void eddy_replay_zstd_free(void *opaque, void *address) {
     (void)opaque;
     eddy_free(address);
 }
+
+#ifndef _WIN32
+int eddy_replay_replace(const char *temp, const char *path) { return rename(temp, path); }
+
+double eddy_replay_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+#endif

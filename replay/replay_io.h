@@ -41,6 +41,12 @@ void eddy_file_source_close(int fd);
 /* zstd's custom memory functions (ZSTD_customMem): zstd's contexts get their
  * memory through eddy's allocator hook (include/eddy/base.h) too. */
 void *eddy_replay_zstd_alloc(void *opaque, size_t size);
+/* rename(temp, path) for a file still open for writing (0: done, else errno
+ * set): Windows renames an open file only when it was opened with
+ * FILE_SHARE_DELETE, as replay_io_win32.h opens files. */
+int eddy_replay_replace(const char *temp, const char *path);
+/* A monotonic clock in milliseconds, for the recorder's statistics. */
+double eddy_replay_now_ms(void);
 void eddy_replay_zstd_free(void *opaque, void *address);
 
 #endif

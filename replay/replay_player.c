@@ -47,7 +47,7 @@ eddy_player_def eddy_player_def_default(void) {
 }
 
 static eddy_status error(eddy_player *p, eddy_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(EDDY_REPLAY_PRINTF, 3, 4)));
 static eddy_status error(eddy_player *p, eddy_status s, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

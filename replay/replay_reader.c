@@ -104,7 +104,7 @@ static bool grow_int(void **items, int *capacity, int needed, size_t item) {
 
 /* ---------------------------------------------------------------- outcomes */
 static eddy_status vcorrupt(char *message, size_t size, size_t pos, const char *fmt, va_list ap)
-    __attribute__((format(printf, 4, 0)));
+    __attribute__((format(EDDY_REPLAY_PRINTF, 4, 0)));
 static eddy_status vcorrupt(char *message, size_t size, size_t pos, const char *fmt, va_list ap) {
     if (message && size) {
         int n = snprintf(message, size, "corrupt at byte %zu: ", pos);
@@ -113,7 +113,7 @@ static eddy_status vcorrupt(char *message, size_t size, size_t pos, const char *
     return EDDY_ERROR_CORRUPT;
 }
 
-static eddy_status corrupt(scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static eddy_status corrupt(scan *s, const char *fmt, ...) __attribute__((format(EDDY_REPLAY_PRINTF, 2, 3)));
 static eddy_status corrupt(scan *s, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -314,7 +314,7 @@ typedef struct chunk_parse {
 } chunk_parse;
 
 static eddy_status chunk_corrupt(const chunk_parse *cp, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(EDDY_REPLAY_PRINTF, 2, 3)));
 static eddy_status chunk_corrupt(const chunk_parse *cp, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

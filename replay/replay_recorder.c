@@ -64,11 +64,7 @@ struct eddy_recorder {
     char error[256];
 };
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
+static double now_ms(void) { return eddy_replay_now_ms(); }
 
 eddy_recorder_def eddy_recorder_def_default(void) {
     eddy_recorder_def d;
@@ -430,7 +426,7 @@ eddy_status eddy_recorder_create_file(eddy_world *world, const eddy_recorder_def
         r->flush = eddy_file_sink_flush;
         r->context = &r->file;
         s = recorder_start(r, message, size);
-        if (s == EDDY_OK && rename(temp, path) != 0)
+        if (s == EDDY_OK && eddy_replay_replace(temp, path) != 0)
             s = eddy_replay_fail(message, size, EDDY_ERROR_IO, "cannot put %s in place of %s: %s", temp,
                                  path, strerror(errno));
         if (s != EDDY_OK) remove(temp);

@@ -10,7 +10,8 @@
 # 3. under wine, in one process each: every scene against the same golden
 #    files as Linux at 1, 2 and 4 workers, the same in the hostile FP mode, and
 #    the FP contract check (caller modes with traps unmasked);
-# 4. libeddy.dll (dll_checks below; --dll-only runs this stage alone).
+# 4. libeddy.dll and libeddy_replay.dll (dll_checks below; --dll-only runs
+#    this stage alone).
 #
 #   scripts/check_windows.sh
 #
@@ -89,55 +90,85 @@ golden_checks() {
     wine_run "$dir/eddy-fp-contract.exe" --threads "$threads" || fail "eddy-fp-contract under wine"
 }
 
-# libeddy.dll (docs/integration.md §11): the shared library cross-built with
-# BUILD_SHARED_LIBS=ON, exporting the EDDY_API functions and nothing else and
-# needing no MinGW runtime DLL; a game (tests/dll/dll_consumer.c, its own
-# allocator and log hooks set across the DLL boundary) records a session and
-# replays it hash for hash under wine, at 1 and 4 workers, and ends on the
-# hash the same program gives on Linux. libeddy_replay.dll is not built: Debian
-# has no MinGW build of libzstd.
-dll_checks() {
-    wine=$(find_wine) || fail "wine not found (scripts/setup.sh installs wine64)"
-    local ddir=$dir-dll
-    mkdir -p "$dir" # wine's prefix lives there
-    step "cross-building libeddy.dll in $ddir"
-    cmake -S verify -B "$ddir" --log-level=WARNING -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DEDDY_WERROR="$werror" -DBUILD_SHARED_LIBS=ON \
-        -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/mingw-w64-x86_64.cmake" || fail "cmake configure (DLL)"
-    cmake --build "$ddir" -j "$jobs" --target eddy || fail "build (libeddy.dll)"
-    local dll=$ddir/eddy/libeddy.dll exports others imports
+# libeddy.dll and libeddy_replay.dll (docs/integration.md §11): the shared
+# libraries cross-built with BUILD_SHARED_LIBS=ON, exporting the EDDY_API
+# functions and nothing else and needing no MinGW runtime DLL. Debian has no
+# MinGW build of libzstd, so libeddy_replay.dll writes stored zstd frames
+# (EDDY_REPLAY_ZSTD_STORED, replay/zstd_stored/zstd.h): valid zstd that the
+# Linux build reads. A game (tests/dll/dll_consumer.c, its own allocator and
+# log hooks set across the DLL boundary) records a session and replays it
+# hash for hash under wine, at 1 and 4 workers; then records it into a replay
+# file with eddy_recorder and plays the file back with eddy_player at another
+# worker count, every frame hash checked; it ends on the hash the same
+# program gives on Linux, and the Linux eddy-verify plays the file written
+# under wine.
+dll_exports_check() { # $1: the DLL, $2: a function it must export, $3: the imports it may have
+    local dll=$1 exports others imports
     exports=$(x86_64-w64-mingw32-objdump -p "$dll" |
         sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NR > 1 && NF { print $NF }')
     others=$(grep -v '^eddy_' <<<"$exports" || true)
-    [[ -z $others ]] || fail "libeddy.dll exports non-eddy symbols: $others"
-    grep -qx eddy_world_create_checked <<<"$exports" || fail "libeddy.dll does not export the API"
+    [[ -z $others ]] || fail "$(basename "$dll") exports non-eddy symbols: $others"
+    grep -qx "$2" <<<"$exports" || fail "$(basename "$dll") does not export the API ($2)"
     imports=$(x86_64-w64-mingw32-objdump -p "$dll" | awk '/DLL Name:/ { print $3 }' | sort -u | xargs)
-    [[ $imports == "KERNEL32.dll msvcrt.dll" ]] || fail "libeddy.dll needs $imports"
-    step "libeddy.dll exports $(wc -l <<<"$exports") eddy_ functions, imports $imports"
+    [[ $imports == "$3" ]] || fail "$(basename "$dll") needs $imports"
+    step "$(basename "$dll") exports $(wc -l <<<"$exports") eddy_ functions, imports $imports"
+}
+
+dll_checks() {
+    wine=$(find_wine) || fail "wine not found (scripts/setup.sh installs wine64)"
+    local ddir=$dir-dll
+    mkdir -p "$dir" "$ddir/xxhash" # wine's prefix lives in $dir
+    # lib/ inlines the xxHash header; a cross compiler does not search the host's
+    cp /usr/include/xxhash.h "$ddir/xxhash/" || fail "xxhash.h not found (libxxhash-dev)"
+    local absdir absddir
+    absdir=$(cd "$dir" && pwd) && absddir=$(cd "$ddir" && pwd) || fail "build directories"
+    step "cross-building libeddy.dll and libeddy_replay.dll in $ddir"
+    cmake -S . -B "$ddir" --log-level=WARNING -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DEDDY_WERROR="$werror" -DBUILD_SHARED_LIBS=ON -DEDDY_BUILD_TOOLS=OFF \
+        -DEDDY_BUILD_TESTS=OFF -DEDDY_REPLAY_ZSTD_STORED=ON \
+        -DCMAKE_C_FLAGS="-isystem $absddir/xxhash" \
+        -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/mingw-w64-x86_64.cmake" || fail "cmake configure (DLL)"
+    cmake --build "$ddir" -j "$jobs" --target eddy eddy_replay || fail "build (the DLLs)"
+    dll_exports_check "$ddir/libeddy.dll" eddy_world_create_checked "KERNEL32.dll msvcrt.dll"
+    dll_exports_check "$ddir/replay/libeddy_replay.dll" eddy_player_verify \
+        "KERNEL32.dll libeddy.dll msvcrt.dll"
     local out=$ddir/consumer
     mkdir -p "$out"
     x86_64-w64-mingw32-gcc-win32 -std=c17 -O2 -Wall -Wextra -Iinclude -DEDDY_DLL \
-        tests/dll/dll_consumer.c "$ddir/eddy/libeddy.dll.a" -static -o "$out/dll_consumer.exe" ||
-        fail "build tests/dll/dll_consumer.c against libeddy.dll"
-    cp "$dll" "$out/"
-    local linux_hash="" native=${EDDY_BUILD_DIR:-build}/libeddy.a
-    if [[ -f $native ]]; then
-        cc -std=c17 -O2 -Iinclude tests/dll/dll_consumer.c "$native" -lm -pthread -o "$out/dll_consumer" ||
-            fail "build tests/dll/dll_consumer.c on Linux"
-        linux_hash=$("$out/dll_consumer" 2 | grep '^frame ') || fail "dll_consumer on Linux"
+        -DEDDY_CONSUMER_REPLAY tests/dll/dll_consumer.c "$ddir/replay/libeddy_replay.dll.a" \
+        "$ddir/libeddy.dll.a" -static -o "$out/dll_consumer.exe" ||
+        fail "build tests/dll/dll_consumer.c against libeddy.dll and libeddy_replay.dll"
+    cp "$ddir/libeddy.dll" "$ddir/replay/libeddy_replay.dll" "$out/"
+    local linux_hash="" build=${EDDY_BUILD_DIR:-build}
+    if [[ -f $build/libeddy.a && -f $build/replay/libeddy_replay.a ]]; then
+        cc -std=c17 -O2 -Iinclude -DEDDY_CONSUMER_REPLAY tests/dll/dll_consumer.c \
+            "$build/replay/libeddy_replay.a" "$build/libeddy.a" -lzstd -lm -pthread \
+            -o "$out/dll_consumer" || fail "build tests/dll/dll_consumer.c on Linux"
+        linux_hash=$("$out/dll_consumer" 2 "$out/linux.eddyr" | grep '^frame ') ||
+            fail "dll_consumer on Linux"
     fi
     local workers result
     for workers in 1 4; do
-        step "the DLL's game under wine, $workers worker(s): record, replay hash for hash"
-        result=$(wine_run "$out/dll_consumer.exe" "$workers" | tr -d '\r') ||
+        step "the DLLs' game under wine, $workers worker(s): record, replay hash for hash, a replay file"
+        rm -f "$out/wine-$workers.eddyr"
+        # in $out, where the game writes its replay file (wine's prefix by absolute path)
+        result=$(dir=$absdir && cd "$out" && wine_run ./dll_consumer.exe "$workers" \
+            "wine-$workers.eddyr" | tr -d '\r') ||
             { printf '%s\n' "$result"; fail "dll_consumer.exe under wine ($workers workers)"; }
         grep -q '^replay: every frame hash matches' <<<"$result" || fail "replay under wine: $result"
+        grep -q '^replay file .* played back hash for hash' <<<"$result" ||
+            fail "replay file under wine: $result"
         if [[ -n $linux_hash ]]; then
             [[ $(grep '^frame ' <<<"$result") == "$linux_hash" ]] ||
                 fail "the DLL ends on $(grep '^frame ' <<<"$result"), Linux on $linux_hash"
         fi
     done
     [[ -n $linux_hash ]] && step "same final hash as on Linux: $linux_hash"
+    if [[ -x $build/verify/eddy-verify ]]; then
+        step "the replay file written under wine, played by the Linux eddy-verify"
+        "$build/verify/eddy-verify" --replay "$out/wine-4.eddyr" --threads 1,2 ||
+            fail "eddy-verify --replay of the file written under wine"
+    fi
 }
 
 main() {

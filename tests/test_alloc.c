@@ -11,13 +11,15 @@
  * Three properties:
  * 1. a counting allocator sees every allocation (and every block is freed);
  * 2. a steady-state step allocates nothing: frames 100-200 of plume_plate and
- *    noise_cloud, at 1 and 4 workers;
+ *    noise_cloud, at 1 and 4 workers, in a world that reserved
+ *    (eddy_world_reserve) the peak counts a first run of the scene reached;
  * 3. an allocator that fails at the N-th call, for every N that create, add,
  *    step, snapshot, restore and recording reach, gives
  *    EDDY_ERROR_OUT_OF_MEMORY; the world is then unchanged (same snapshot
- *    bytes) and usable (it steps on to the reference hashes). A step is the
- *    exception its contract names (eddy.h): the world is left needing a
- *    restore, and a restore makes it step on to the reference hashes. */
+ *    bytes) and usable (it steps on to the reference hashes). A step makes
+ *    room for what it can reach before it changes anything (lib/world.c,
+ *    "room ahead of a step"), so a failed step leaves the world as it was and
+ *    its next step gives the hashes of a world that never failed. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
@@ -201,54 +203,106 @@ Test(alloc, the_hook_cannot_change_under_live_blocks) {
 typedef struct steady_case {
     char scene[24];
     int workers;
-    bool growing; /* the workload still grows over frames 100-200 */
 } steady_case;
 
 ParameterizedTestParameters(alloc, a_steady_state_step_allocates_nothing) {
     static steady_case cases[] = {
-        {"plume_plate", 1, true}, {"plume_plate", 4, true}, {"noise_cloud", 1, true},
-        {"noise_cloud", 4, true}};
+        {"plume_plate", 1}, {"plume_plate", 4}, {"noise_cloud", 1}, {"noise_cloud", 4}};
     return cr_make_param_array(steady_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+enum { STEADY_FRAMES = 200 };
+
+/* The most vortons and tracers a run of the scene holds after any of its
+ * first STEADY_FRAMES steps, and the most one step added; with the hashes
+ * of frames 101-200. */
+typedef struct peak {
+    int vortons, tracers, vorton_step, tracer_step;
+    uint64_t hash[STEADY_FRAMES];
+} peak;
+
+static void peak_run(const char *scene, int workers, peak *p) {
+    eddy_world *w = scene_world(scene, workers);
+    memset(p, 0, sizeof *p);
+    for (int f = 0; f < STEADY_FRAMES; ++f) {
+        const int v = eddy_world_vorton_count(w), t = eddy_world_tracer_count(w);
+        cr_assert_eq(step_scene(w, scene), EDDY_OK);
+        const int v1 = eddy_world_vorton_count(w), t1 = eddy_world_tracer_count(w);
+        p->vortons = v1 > p->vortons ? v1 : p->vortons;
+        p->tracers = t1 > p->tracers ? t1 : p->tracers;
+        p->vorton_step = v1 - v > p->vorton_step ? v1 - v : p->vorton_step;
+        p->tracer_step = t1 - t > p->tracer_step ? t1 - t : p->tracer_step;
+        p->hash[f] = hash_of(w);
+    }
+    eddy_world_destroy(w);
 }
 
 ParameterizedTest(steady_case *c, alloc, a_steady_state_step_allocates_nothing, .timeout = 600) {
     hook_setup();
+    /* A first run gives the peak counts (a game would take them from a
+     * playtest); the world then reserves them plus one step's growth and
+     * a margin for the emitters' rounding (eddy.h, eddy_world_reserve:
+     * "the peak counts of a run plus one step's emission"). */
+    static peak p;
+    peak_run(c->scene, c->workers, &p);
     eddy_world *w = scene_world(c->scene, c->workers);
+    const int vortons = p.vortons + p.vorton_step + 64, tracers = p.tracers + p.tracer_step + 64;
+    arm();
+    cr_assert_eq(eddy_world_reserve(w, vortons, tracers), EDDY_OK, "%s", eddy_world_error_message(w));
+    disarm();
     for (int f = 0; f < 100; ++f) cr_assert_eq(step_scene(w, c->scene), EDDY_OK);
-    eddy_bytes at100 = snap_of(w);
     const long long before = calls();
-    const int vortons = eddy_world_vorton_count(w), tracers = eddy_world_tracer_count(w);
+    const int v100 = eddy_world_vorton_count(w), t100 = eddy_world_tracer_count(w);
     if (getenv("EDDY_ALLOC_TRACE")) {
         void *warm[1];
         backtrace(warm, 1); /* loads libgcc before anything is traced */
         atomic_store(&g_trace, true);
     }
-    for (int f = 100; f < 200; ++f) cr_assert_eq(step_scene(w, c->scene), EDDY_OK);
+    for (int f = 100; f < STEADY_FRAMES; ++f) {
+        cr_assert_eq(step_scene(w, c->scene), EDDY_OK);
+        cr_assert_eq(hash_of(w), p.hash[f], "%s at %d workers: frame %d differs with the "
+                     "reservation", c->scene, c->workers, f + 1);
+    }
     atomic_store(&g_trace, false);
-    if (c->growing)
-        cr_log_info("%s at %d workers: %lld allocations over frames 100-200 while the particles "
-                    "go from %d + %d to %d + %d", c->scene, c->workers, calls() - before, vortons,
-                    tracers, eddy_world_vorton_count(w), eddy_world_tracer_count(w));
-    cr_expect_eq(calls() - before, c->growing ? calls() - before : 0,
+    cr_log_info("%s at %d workers: reserved %d vortons + %d tracers; frames 100-200 go from %d + %d "
+                "to %d + %d with %lld allocations", c->scene, c->workers, vortons, tracers, v100,
+                t100, eddy_world_vorton_count(w), eddy_world_tracer_count(w), calls() - before);
+    cr_expect_eq(calls() - before, 0,
                  "%s at %d workers: %lld allocations over frames 100-200 (vortons %d -> %d, "
-                 "tracers %d -> %d)",
-                 c->scene, c->workers, calls() - before, vortons, eddy_world_vorton_count(w),
-                 tracers, eddy_world_tracer_count(w));
-    /* Where the workload still grows the arrays grow with it: plume_plate
-     * doubles its particles over these frames, and noise_cloud's grid doubles
-     * along an axis as the cloud spreads (with the normalised diffusion, docs/
-     * physics.md §9, 9 allocations: the grid arrays, the partition and the
-     * tree's moments). Once they hold the workload, the
-     * same frames again (an in-place restore of frame 100, as a rollback does)
-     * allocate nothing. */
-    cr_assert_eq(eddy_world_restore(w, at100.data, at100.size, NULL, 0), EDDY_OK);
-    const long long again = calls();
-    for (int f = 100; f < 200; ++f) cr_assert_eq(step_scene(w, c->scene), EDDY_OK);
-    cr_expect_eq(calls() - again, 0, "%s at %d workers: %lld allocations over frames 100-200 again",
-                 c->scene, c->workers, calls() - again);
+                 "tracers %d -> %d) with %d + %d reserved",
+                 c->scene, c->workers, calls() - before, v100, eddy_world_vorton_count(w), t100,
+                 eddy_world_tracer_count(w), vortons, tracers);
     cr_expect_eq(atomic_load(&g_bypasses), 0, "%s: allocations bypassed the hook", c->scene);
-    eddy_bytes_free(&at100);
     eddy_world_destroy(w);
+}
+
+Test(alloc, reserve_refuses_bad_counts_and_changes_no_state) {
+    hook_setup();
+    eddy_world *w = scene_world("vortex_ring", 1);
+    eddy_bytes before = snap_of(w);
+    cr_expect_eq(eddy_world_reserve(w, -1, 0), EDDY_ERROR_INVALID_ARGUMENT);
+    cr_expect_eq(eddy_world_reserve(w, 0, INT32_MAX), EDDY_ERROR_INVALID_ARGUMENT);
+    cr_expect_eq(eddy_world_reserve(NULL, 1, 1), EDDY_ERROR_INVALID_ARGUMENT);
+    arm();
+    cr_expect_eq(eddy_world_reserve(w, 5000, 20000), EDDY_OK);
+    disarm();
+    const long long start = calls();
+    for (long long n = 1;; ++n) { /* a failure at every allocation of a larger reservation */
+        fail_at(calls() + n);
+        arm();
+        const eddy_status s = eddy_world_reserve(w, 9000, 40000);
+        disarm();
+        fail_at(0);
+        if (s == EDDY_OK) break;
+        cr_expect_eq(s, EDDY_ERROR_OUT_OF_MEMORY, "reserve failing at %lld", n);
+    }
+    cr_expect_gt(calls(), start);
+    eddy_bytes after = snap_of(w);
+    expect_same_bytes(&before, &after, "a reservation");
+    eddy_bytes_free(&before);
+    eddy_bytes_free(&after);
+    eddy_world_destroy(w);
+    cr_expect_eq(atomic_load(&g_bypasses), 0);
 }
 
 /* ---------------------------------------------------------------- 3. failure at every N */
@@ -413,41 +467,148 @@ Test(alloc, snapshot_and_restore_fail_cleanly_at_every_allocation, .timeout = 30
     cr_expect_eq(atomic_load(&g_bypasses), 0);
 }
 
-Test(alloc, a_step_that_runs_out_of_memory_is_refused_and_a_restore_recovers, .timeout = 300) {
+/* A world of FAIL_SCENE at `frames` (a fresh one at 0, else the reference
+ * snapshot restored into a fresh world: its arrays then hold the counts of
+ * that frame only, and the step grows them). */
+static eddy_world *fail_world(int frames, const eddy_bytes *snap) {
+    eddy_world *w = scene_world(FAIL_SCENE, FAIL_SCENE_WORKERS);
+    char message[256];
+    if (frames > 0)
+        cr_assert_eq(eddy_world_restore(w, snap->data, snap->size, message, sizeof message),
+                     EDDY_OK, "%s", message);
+    return w;
+}
+
+/* For every allocation n the step from `frames` makes: failing there gives
+ * EDDY_ERROR_OUT_OF_MEMORY with the world unchanged (the same snapshot
+ * bytes, the same frame) and usable: its next steps give the hashes of a
+ * world that never failed. */
+static void step_fails_cleanly(int frames) {
     hook_setup();
-    /* The first steps of a world grow its arrays; later steps make none. */
     eddy_bytes ref_snap;
     uint64_t ref[AFTER];
-    eddy_world *probe = reference(0, &ref_snap, ref);
+    eddy_world *probe = reference(frames, &ref_snap, ref);
+    eddy_world_destroy(probe);
+    probe = fail_world(frames, &ref_snap);
     long long start = calls();
     cr_assert_eq(step_scene(probe, FAIL_SCENE), EDDY_OK);
     const long long total = calls() - start;
     eddy_world_destroy(probe);
     cr_assert_gt(total, 0);
-    char message[256];
+    int refused = 0;
     for (long long n = 1; n <= total; ++n) {
-        eddy_world *w = scene_world(FAIL_SCENE, FAIL_SCENE_WORKERS);
+        eddy_world *w = fail_world(frames, &ref_snap);
+        eddy_bytes before = snap_of(w);
         fail_at(calls() + n);
         const eddy_status s = step_scene(w, FAIL_SCENE);
         fail_at(0);
         if (s == EDDY_OK) {
-            /* an allocation the step can do without (the early tracer hashes:
-             * the end-of-step hash then does all the blocks) */
+            /* an allocation the step can do without (the PSE's pair lists
+             * and the early tracer hashes: the same bits without them) */
             cr_expect_eq(hash_of(w), ref[0], "step at %lld: went on, to another state", n);
-            eddy_world_destroy(w);
-            continue;
+        } else {
+            ++refused;
+            cr_expect_eq(s, EDDY_ERROR_OUT_OF_MEMORY, "step at %lld: %s", n, eddy_status_name(s));
+            cr_expect_eq(eddy_world_frame(w), frames, "a failed step counted a frame");
+            expect_usable(w, &before, ref, "step", n);
         }
-        cr_expect_eq(s, EDDY_ERROR_OUT_OF_MEMORY, "step at %lld: %s", n, eddy_status_name(s));
-        cr_expect_eq(eddy_world_frame(w), 0, "a failed step counted a frame");
-        cr_expect_eq(step_scene(w, FAIL_SCENE), EDDY_ERROR_WRONG_STATE);
-        arm();
-        cr_assert_eq(eddy_world_restore(w, ref_snap.data, ref_snap.size, message, sizeof message),
-                     EDDY_OK, "%s", message);
-        disarm();
-        expect_usable(w, &ref_snap, ref, "step", n);
+        eddy_bytes_free(&before);
         eddy_world_destroy(w);
     }
+    cr_log_info("step from frame %d: %lld allocations, %d of them refused the step cleanly", frames,
+                total, refused);
+    cr_expect_gt(refused, 0);
     eddy_bytes_free(&ref_snap);
+    cr_expect_eq(atomic_load(&g_bypasses), 0);
+}
+
+Test(alloc, a_step_that_runs_out_of_memory_leaves_the_world_unchanged, .timeout = 300) {
+    step_fails_cleanly(0);
+}
+
+Test(alloc, a_later_step_that_runs_out_of_memory_leaves_the_world_unchanged, .timeout = 300) {
+    step_fails_cleanly(10);
+}
+
+/* An input that creates bodies (a box, a polytope: its vertices, and a
+ * sphere) and an emitter, and bursts: the prelude makes their room too. */
+static eddy_input creating_input(eddy_body_command bc[2], eddy_emitter_command *ec) {
+    memset(bc, 0, 2 * sizeof *bc);
+    bc[0].type = EDDY_BODY_CREATE;
+    bc[0].def = eddy_body_def_default();
+    bc[0].def.shape = eddy_shape_box((eddy_vec3){0.1f, 0.2f, 0.1f});
+    bc[0].def.position = (eddy_vec3){0.5f, 0.0f, 0.0f};
+    bc[1].type = EDDY_BODY_CREATE;
+    bc[1].def = eddy_body_def_default();
+    bc[1].def.position = (eddy_vec3){-0.5f, 0.0f, 0.0f};
+    memset(ec, 0, sizeof *ec);
+    ec->type = EDDY_EMITTER_CREATE;
+    ec->def = eddy_emitter_def_default();
+    ec->def.vorton_rate = 300.0f;
+    ec->def.tracer_rate = 3000.0f;
+    eddy_input in = {0};
+    in.body_commands = bc;
+    in.body_command_count = 2;
+    in.emitter_commands = ec;
+    in.emitter_command_count = 1;
+    return in;
+}
+
+Test(alloc, a_step_that_creates_bodies_and_runs_out_of_memory_leaves_the_world_unchanged,
+     .timeout = 300) {
+    hook_setup();
+    eddy_body_command bc[2];
+    eddy_emitter_command ec;
+    const eddy_input in = creating_input(bc, &ec);
+    /* the reference: a world stepped 3 frames, then this input, then 2 plain steps */
+    uint64_t ref[3];
+    eddy_world *w = scene_world("vortex_ring", 2);
+    for (int f = 0; f < 3; ++f) cr_assert_eq(eddy_world_step(w, NULL), EDDY_OK);
+    eddy_bytes at3 = snap_of(w);
+    long long start = calls();
+    arm();
+    cr_assert_eq(eddy_world_step(w, &in), EDDY_OK, "%s", eddy_world_error_message(w));
+    disarm();
+    const long long total = calls() - start;
+    ref[0] = hash_of(w);
+    for (int k = 1; k < 3; ++k) {
+        cr_assert_eq(eddy_world_step(w, NULL), EDDY_OK);
+        ref[k] = hash_of(w);
+    }
+    cr_assert_eq(eddy_world_body_count(w), 2);
+    eddy_world_destroy(w);
+    cr_assert_gt(total, 0);
+    int refused = 0;
+    char message[256];
+    for (long long n = 1; n <= total; ++n) {
+        w = scene_world("vortex_ring", 2);
+        cr_assert_eq(eddy_world_restore(w, at3.data, at3.size, message, sizeof message), EDDY_OK);
+        eddy_bytes before = snap_of(w);
+        fail_at(calls() + n);
+        arm();
+        eddy_status s = eddy_world_step(w, &in);
+        disarm();
+        fail_at(0);
+        if (s != EDDY_OK) {
+            ++refused;
+            cr_expect_eq(s, EDDY_ERROR_OUT_OF_MEMORY, "step at %lld: %s", n, eddy_status_name(s));
+            eddy_bytes after = snap_of(w);
+            expect_same_bytes(&before, &after, "a failed step that creates bodies");
+            eddy_bytes_free(&after);
+            cr_assert_eq(eddy_world_step(w, &in), EDDY_OK, "%s", eddy_world_error_message(w));
+        }
+        cr_expect_eq(hash_of(w), ref[0], "step at %lld: another state", n);
+        for (int k = 1; k < 3; ++k) {
+            cr_assert_eq(eddy_world_step(w, NULL), EDDY_OK);
+            cr_expect_eq(hash_of(w), ref[k], "step at %lld: frame +%d differs", n, k + 1);
+        }
+        eddy_bytes_free(&before);
+        eddy_world_destroy(w);
+    }
+    cr_log_info("a step creating 2 bodies and an emitter: %lld allocations, %d refused the step "
+                "cleanly", total, refused);
+    cr_expect_gt(refused, 0);
+    eddy_bytes_free(&at3);
     cr_expect_eq(atomic_load(&g_bypasses), 0);
 }
 

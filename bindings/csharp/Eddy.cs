@@ -184,6 +184,7 @@ public static class Native {
     [DllImport(Lib, CallingConvention = C)]
     public static extern Status eddy_world_step(IntPtr world, ref Input input);
     [DllImport(Lib, CallingConvention = C)] public static extern long eddy_world_frame(IntPtr world);
+    [DllImport(Lib, CallingConvention = C)] public static extern Status eddy_world_reserve(IntPtr world, int vortons, int tracers);
     [DllImport(Lib, CallingConvention = C)] public static extern int eddy_world_vorton_count(IntPtr world);
     [DllImport(Lib, CallingConvention = C)] public static extern int eddy_world_tracer_count(IntPtr world);
     [DllImport(Lib, CallingConvention = C)] public static extern FrameHash eddy_world_hash(IntPtr world);
@@ -243,6 +244,8 @@ public sealed class World : IDisposable {
     public void AddVortons(Vorton[] v) { Check(Native.eddy_world_add_vortons(handle, v, v.Length)); }
     public void AddTracers(Tracer[] t) { Check(Native.eddy_world_add_tracers(handle, t, t.Length)); }
     // input: a native eddy_input (IntPtr.Zero: none). Allocates nothing.
+    /* Room for this workload up front (eddy_world_reserve): steps within it allocate nothing. */
+    public void Reserve(int vortons, int tracers) { Check(Native.eddy_world_reserve(handle, vortons, tracers)); }
     public void Step(IntPtr input) { Check(Native.eddy_world_step(handle, input)); }
     public void Step(ref Input input) { Check(Native.eddy_world_step(handle, ref input)); }
     public long Frame { get { return Native.eddy_world_frame(handle); } }

@@ -109,16 +109,35 @@ EDDY_API int eddy_world_get_body_impulses(const eddy_world *world, eddy_body_imp
 EDDY_API int eddy_world_created_bodies(const eddy_world *world, eddy_body_id *out, int capacity);
 EDDY_API int eddy_world_created_emitters(const eddy_world *world, eddy_emitter_id *out, int capacity);
 
+/* Room ahead of time, as Box2D's capacities and Jolt's max bodies give it:
+ * every array a step uses (particles, the grid's arrays, partition, tree,
+ * PSE scratch and pair lists, chunk partials, hash blocks, far-tracer flags)
+ * grows now to hold `vortons` vortons and `tracers` tracers, so steps whose
+ * counts stay within them allocate nothing (tests/test_alloc.c). Reserve the
+ * peak counts of a run plus one step's emission (a step makes room for its
+ * counts plus what its emitters may add before it changes anything). Not
+ * state: never hashed, snapshotted or recorded; a restore into a new world
+ * needs its own call. The grid's arrays have a bound up to 65,536 vortons
+ * only. EDDY_ERROR_INVALID_ARGUMENT for a negative count or one over
+ * INT32_MAX / 2; EDDY_ERROR_OUT_OF_MEMORY leaves the state unchanged. */
+EDDY_API eddy_status eddy_world_reserve(eddy_world *world, int vortons, int tracers);
+
 /* Advance one fixed step. input may be NULL (no change). On an invalid input
  * nothing is changed and the status says why: the message names the command
  * index and type and the field (ranges in types.h).
  *
- * A step that runs out of memory (EDDY_ERROR_OUT_OF_MEMORY) or leaves a NaN
- * or infinity in the state (EDDY_ERROR_NAN; the message names the first
- * vorton, tracer or body and its field) is not rolled back, since keeping a
- * copy would cost a whole state per step. Instead the world needs a restore:
- * every later step returns EDDY_ERROR_WRONG_STATE until eddy_world_restore
- * (snapshot.h) succeeds. The check costs well under 1% of a step (docs/bench.md). */
+ * Out of memory (EDDY_ERROR_OUT_OF_MEMORY): the step first makes room for
+ * the counts it can reach (its particles plus what this input's emitters,
+ * bursts and bullets can add, and the slots and vertices of the bodies and
+ * emitters it creates), and a failure there changes nothing: the world
+ * steps again as if the call had not been made. One allocation comes later,
+ * once the state has changed: the grid's arrays beyond 65,536 vortons (no
+ * bound is reserved there); a failure there, or a step that leaves a NaN or infinity in the
+ * state (EDDY_ERROR_NAN; the message names the first vorton, tracer or body
+ * and its field), is not rolled back, since keeping a copy would cost a
+ * whole state per step. Instead the world needs a restore: every later step
+ * returns EDDY_ERROR_WRONG_STATE until eddy_world_restore (snapshot.h)
+ * succeeds. The check costs well under 1% of a step (docs/bench.md). */
 EDDY_API eddy_status eddy_world_step(eddy_world *world, const eddy_input *input);
 
 /* Number of completed steps. */

@@ -107,15 +107,17 @@ static eddy_status body_def_check_ranges(eddy_world *w, const eddy_body_def *d) 
     return EDDY_OK;
 }
 
-static bool body_setup(body *b, const eddy_body_def *def);
+static bool body_setup(body *b, const eddy_body_def *def, eddy_vec3 *spare, bool derived);
 
 /* Build the body once on the side: whatever the combination of mass and
- * shape, a def that passes here cannot fail later inside a step. */
+ * shape, a def that passes here cannot fail later inside a step. Without
+ * its derived vertices: the check allocates nothing, so running out of
+ * memory is never taken for a bad def (the step's prelude makes their room,
+ * eddy_bodies_reserve). */
 static eddy_status body_def_check_setup(eddy_world *w, const eddy_body_def *d) {
     body trial;
     memset(&trial, 0, sizeof trial);
-    const bool ok = body_setup(&trial, d);
-    eddy_free(trial.vertices);
+    const bool ok = body_setup(&trial, d, NULL, false);
     if (!ok) {
         eddy_world_set_error(w, "body mass %g with this shape gives no invertible inertia",
                              (double)d->mass);
@@ -234,27 +236,40 @@ static vec3 body_angular_momentum_of(const body *b, vec3 omega, const mat3 *iner
     return m3_mul_v(&r, m3_mul_v(inertia_body, local));
 }
 
-bool eddy_body_rebuild_derived(body *b) {
+/* spare: a block of EDDY_SHAPE_MAX_VERTICES vertices to take instead of
+ * allocating (eddy_bodies_reserve), or NULL; always taken or freed. */
+static bool rebuild_derived(body *b, eddy_vec3 *spare) {
     body_update_frame(b);
     eddy_free(b->vertices);
     b->vertices = NULL;
     b->vertex_count = 0;
-    if (b->def.shape.type != EDDY_SHAPE_POLYTOPE) return true;
-    const int n = eddy_shape_vertices(&b->def.shape, NULL, 0);
+    const bool polytope = b->def.shape.type == EDDY_SHAPE_POLYTOPE;
+    const int n = polytope ? eddy_shape_vertices(&b->def.shape, NULL, 0) : 0;
+    const bool fits = n > 0 && n <= EDDY_SHAPE_MAX_VERTICES;
+    if (!fits) eddy_free(spare);
     if (n <= 0) return true;
-    b->vertices = eddy_alloc((size_t)n * sizeof *b->vertices);
+    b->vertices = fits && spare ? spare : eddy_alloc((size_t)n * sizeof *b->vertices);
     if (!b->vertices) return false;
     b->vertex_count = eddy_shape_vertices(&b->def.shape, b->vertices, n);
     eddy_body_faces(b);
     return true;
 }
 
+bool eddy_body_rebuild_derived(body *b) { return rebuild_derived(b, NULL); }
+
 static void set3(float d[3], vec3 v) { d[0] = v.x; d[1] = v.y; d[2] = v.z; }
 
-static bool body_setup(body *b, const eddy_body_def *def) {
+/* A def body_setup cannot take (checked defs never come here): the spare
+ * goes back to the allocator. */
+static bool setup_refused(eddy_vec3 *spare) {
+    eddy_free(spare);
+    return false;
+}
+
+static bool body_setup(body *b, const eddy_body_def *def, eddy_vec3 *spare, bool derived) {
     b->def = *def;
     eddy_mass_properties mp;
-    if (eddy_shape_mass_properties(&def->shape, &mp, NULL, 0) != EDDY_OK) return false;
+    if (eddy_shape_mass_properties(&def->shape, &mp, NULL, 0) != EDDY_OK) return setup_refused(spare);
     /* Re-centre a polytope on its centroid: the body origin is the centre of mass. */
     if (def->shape.type == EDDY_SHAPE_POLYTOPE) {
         for (int k = 0; k < b->def.shape.plane_count; ++k) {
@@ -262,7 +277,7 @@ static bool body_setup(body *b, const eddy_body_def *def) {
             p->offset -= p->normal.x * mp.centroid.x + p->normal.y * mp.centroid.y +
                          p->normal.z * mp.centroid.z;
         }
-        if (eddy_shape_mass_properties(&b->def.shape, &mp, NULL, 0) != EDDY_OK) return false;
+        if (eddy_shape_mass_properties(&b->def.shape, &mp, NULL, 0) != EDDY_OK) return setup_refused(spare);
     }
     b->volume = mp.volume;
     b->circumradius = mp.circumradius;
@@ -277,10 +292,10 @@ static bool body_setup(body *b, const eddy_body_def *def) {
         for (int j = 0; j < 3; ++j) inertia.m[i][j] = mp.inertia[i][j] * density;
     mat3 inv = {{{0}}};
     const bool dynamic = def->type == EDDY_BODY_DYNAMIC;
-    if (dynamic && !m3_inverse(&inertia, &inv)) return false;
+    if (dynamic && !m3_inverse(&inertia, &inv)) return setup_refused(spare);
     memcpy(b->inv_inertia_body, inv.m, sizeof inv.m);
     b->inv_mass = dynamic ? 1.0f / def->mass : 0.0f;
-    if (!eddy_body_rebuild_derived(b)) return false;
+    if (derived && !rebuild_derived(b, spare)) return false;
     const vec3 v = v3_from(def->linear_velocity), om = v3_from(def->angular_velocity);
     set3(b->linear_velocity, v);
     set3(b->angular_velocity, om);
@@ -316,7 +331,9 @@ bool eddy_body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out
     const uint16_t generation = (uint16_t)(b->generation + 1u); /* never wraps: retired first */
     eddy_free(b->vertices);
     memset(b, 0, sizeof *b);
-    if (!body_setup(b, def)) { /* the def was checked: only an allocation can fail here */
+    eddy_vec3 *spare = def->shape.type == EDDY_SHAPE_POLYTOPE && w->vertex_spare_count > 0
+                           ? w->vertex_spares[--w->vertex_spare_count] : NULL;
+    if (!body_setup(b, def, spare, true)) { /* the def was checked: only an allocation can fail here */
         eddy_world_set_error(w, "out of memory creating a body");
         return false;
     }
@@ -348,6 +365,8 @@ static eddy_status world_create_body_held(eddy_world *w, const eddy_body_def *de
 
 void eddy_bodies_free(eddy_world *w) {
     for (int i = 0; i < w->body_count; ++i) eddy_free(w->bodies[i].vertices);
+    for (int i = 0; i < w->vertex_spare_count; ++i) eddy_free(w->vertex_spares[i]);
+    eddy_free(w->vertex_spares);
     eddy_free(w->bodies);
     eddy_free(w->created_bodies);
     eddy_free(w->created_emitters);
@@ -475,6 +494,47 @@ static bool push_created_body(eddy_world *w, eddy_body_id id) {
         w->created_body_capacity = cap;
     }
     w->created_bodies[w->created_body_count++] = id;
+    return true;
+}
+
+/* A vertex block for each polytope the input creates. */
+static bool vertex_spares_reserve(eddy_world *w, int polytopes) {
+    if (polytopes > w->vertex_spare_capacity) {
+        eddy_vec3 **p = eddy_realloc(w->vertex_spares, (size_t)polytopes * sizeof *p);
+        if (!p) return false;
+        w->vertex_spares = p;
+        w->vertex_spare_capacity = polytopes;
+    }
+    while (w->vertex_spare_count < polytopes) {
+        eddy_vec3 *block = eddy_alloc((size_t)EDDY_SHAPE_MAX_VERTICES * sizeof *block);
+        if (!block) return false;
+        w->vertex_spares[w->vertex_spare_count++] = block;
+    }
+    return true;
+}
+
+bool eddy_bodies_reserve(eddy_world *w, const eddy_input *in) {
+    int creates = 0, polytopes = 0;
+    for (int k = 0; k < in->body_command_count; ++k) {
+        const eddy_body_command *c = &in->body_commands[k];
+        creates += c->type == EDDY_BODY_CREATE;
+        polytopes += c->type == EDDY_BODY_CREATE && c->def.shape.type == EDDY_SHAPE_POLYTOPE;
+    }
+    if (creates == 0) return true;
+    if (!vertex_spares_reserve(w, polytopes)) return false;
+    if (w->body_count + creates > w->body_capacity) {
+        const int cap = eddy_grown_capacity(w->body_capacity, w->body_count + creates);
+        body *nb = eddy_realloc(w->bodies, (size_t)cap * sizeof *nb);
+        if (!nb) return false;
+        w->bodies = nb;
+        w->body_capacity = cap;
+    }
+    if (creates > w->created_body_capacity) {
+        eddy_body_id *p = eddy_realloc(w->created_bodies, (size_t)creates * sizeof *p);
+        if (!p) return false;
+        w->created_bodies = p;
+        w->created_body_capacity = creates;
+    }
     return true;
 }
 

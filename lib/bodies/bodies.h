@@ -32,6 +32,15 @@ void eddy_phase_find_held_bodies(eddy_world *w);
 void eddy_phase_contain_bodies(eddy_world *w);
 eddy_status eddy_bodies_validate_commands(eddy_world *w, const eddy_input *in);
 bool eddy_bodies_apply_commands(eddy_world *w, const eddy_input *in);  /* false: out of memory */
+/* Room for the slots, created ids and polytope vertices of the input's
+ * EDDY_BODY_CREATE commands, before the step changes anything; false: out
+ * of memory. */
+bool eddy_bodies_reserve(eddy_world *w, const eddy_input *in);
+/* The room the body phases take in the chunk partials for these counts and
+ * grid points (collisions, the flow's reaction, wall poisoning). */
+size_t eddy_bodies_partials_bytes(int vortons, int tracers, int points);
+size_t eddy_flow_reaction_partials_bytes(int vortons);
+size_t eddy_poison_partials_bytes(int points);
 bool eddy_body_create(eddy_world *w, const eddy_body_def *def, eddy_body_id *out); /* def validated */
 eddy_status eddy_body_def_check(eddy_world *w, const eddy_body_def *def);
 void eddy_bodies_free(eddy_world *w);

@@ -330,6 +330,8 @@ static void copy_back_chunk(int chunk, int begin, int end, void *context) {
     for (int p = begin; p < end; ++p) w->density_gradient[p] = w->jacobian[p];
 }
 
+size_t eddy_poison_partials_bytes(int points) { return (size_t)chunk_count(points, POISON_CHUNK); }
+
 void eddy_phase_poison_density_gradient(eddy_world *w) {
     if (!w->grid_valid || w->def.wall_poisoning == EDDY_WALL_POISON_NONE) return;
     if (w->def.wall_poisoning == EDDY_WALL_POISON_GRID && eddy_world_body_count(w) == 0) return;

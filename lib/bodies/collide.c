@@ -554,6 +554,21 @@ static void receive(body *b, const impulse *t) {
                       (float)t->heat);
 }
 
+static size_t collide_partials_bytes(int count) {
+    const int n = chunk_count(count, COLLIDE_CHUNK);
+    const size_t head = ((size_t)COLLIDE_GROUP * (size_t)n * sizeof(impulse) + 63) / 64 * 64;
+    return head + (size_t)eddy_broad_block_count(count) * sizeof(eddy_broad_box);
+}
+
+size_t eddy_bodies_partials_bytes(int vortons, int tracers, int points) {
+    const size_t v = collide_partials_bytes(vortons), t = collide_partials_bytes(tracers);
+    const size_t reaction = eddy_flow_reaction_partials_bytes(vortons);
+    const size_t poison = eddy_poison_partials_bytes(points);
+    size_t m = v > t ? v : t;
+    m = m > reaction ? m : reaction;
+    return m > poison ? m : poison;
+}
+
 static bool collide_all(eddy_world *w, particle_array *a, chunk_fn *fn) {
     const int n = chunk_count(a->count, COLLIDE_CHUNK);
     if (n == 0 || w->body_count == 0) return true;

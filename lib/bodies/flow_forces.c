@@ -386,6 +386,10 @@ static void reaction_apply_chunk(int chunk, int begin, int end, void *context) {
  * d(omega) on all of them, the vorticity of the fluid there turning rigidly
  * at d(omega)/2 about c, whose angular momentum rho_f M d(omega) / 2 is l
  * (docs/coupling.md §8). */
+size_t eddy_flow_reaction_partials_bytes(int vortons) {
+    return (size_t)chunk_count(vortons, REACTION_CHUNK) * sizeof(reaction_sum);
+}
+
 bool eddy_body_flow_reaction(eddy_world *w, const body *b, vec3 j, vec3 l) {
     particle_array *a = &w->vortons;
     if (a->count == 0 || !(v3_dot(j, j) > 0.0f || v3_dot(l, l) > 0.0f)) return true;

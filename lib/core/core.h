@@ -373,6 +373,12 @@ typedef struct eddy_world {
     int created_body_count, created_body_capacity;
     eddy_emitter_id *created_emitters;
     int created_emitter_count, created_emitter_capacity;
+    /* Vertex blocks of EDDY_SHAPE_MAX_VERTICES each that a step's prelude
+     * allocates for the polytope bodies its input creates (lib/bodies/bodies.c,
+     * eddy_bodies_reserve), so that creating them inside the step allocates
+     * nothing: room, not state. */
+    eddy_vec3 **vertex_spares;
+    int vertex_spare_count, vertex_spare_capacity;
 
     /* grids of the last step */
     grid_shape grid;           /* template: velocity, density, partition */

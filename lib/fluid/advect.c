@@ -181,6 +181,16 @@ static void particle_chunk(int chunk, int begin, int end, void *context) {
     }
 }
 
+/* Grown by half again each time (to exactly the count, a world whose tracers
+ * grow every step reallocated them every step). */
+bool eddy_far_flags_reserve(eddy_world *w, int tracers) {
+    if (tracers <= w->far_flag_capacity) return true;
+    const int n = eddy_grown_capacity(w->far_flag_capacity, tracers);
+    if (!eddy_grow((void **)&w->far_flag, (size_t)n)) return false;
+    w->far_flag_capacity = n;
+    return true;
+}
+
 void eddy_phase_advect_tracers(eddy_world *w, float dt) {
     eddy_early_hash_prepare(w);
     const int n = w->tracers.count;
@@ -188,10 +198,8 @@ void eddy_phase_advect_tracers(eddy_world *w, float dt) {
     w->far_any = false;
     uint8_t *far = NULL;
     if (w->grid_valid && w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS && n > 0) {
-        if (n > w->far_flag_capacity) {
-            /* out of memory: every tracer takes the clamped grid, as the seed's */
-            if (eddy_grow((void **)&w->far_flag, (size_t)n)) w->far_flag_capacity = n;
-        }
+        /* out of memory: every tracer takes the clamped grid, as the seed's */
+        if (n > w->far_flag_capacity) (void)eddy_far_flags_reserve(w, n);
         if (n <= w->far_flag_capacity) far = w->far_flag;
     }
     advect_job job = {w, &w->tracers, dt, {w->wind.x, w->wind.y, w->wind.z},

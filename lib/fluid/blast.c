@@ -283,6 +283,14 @@ static void bullets_push(eddy_world *w, particle_array *a, bool tracers) {
 void eddy_phase_bullet_tracers(eddy_world *w) { bullets_push(w, &w->tracers, true); }
 void eddy_phase_bullet_vortons(eddy_world *w) { bullets_push(w, &w->vortons, false); }
 
+int eddy_bullet_wakes_bound(const eddy_input *in) {
+    /* bullet_wake: at most length / (length / WAKE_MAX_RINGS) rings, one more for rounding */
+    int n = 0;
+    for (int k = 0; k < in->bullet_count; ++k)
+        if (in->bullets[k].wake_vorticity != 0.0f) n += (WAKE_MAX_RINGS + 1) * WAKE_RING;
+    return n;
+}
+
 /* Wake rings of one bullet; false: out of memory. */
 static bool bullet_wake(eddy_world *w, const eddy_bullet *b) {
     if (b->wake_vorticity == 0.0f) return true;

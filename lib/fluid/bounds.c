@@ -119,3 +119,12 @@ bool eddy_particles_bounds(eddy_world *w, float lo[3], float hi[3], bool with_tr
     }
     return true;
 }
+
+size_t eddy_fluid_partials_bytes(int vortons, int tracers) {
+    const int most = vortons > tracers ? vortons : tracers;
+    const size_t bounds = (size_t)chunk_count(most, BOUNDS_CHUNK) * sizeof(box);
+    const size_t stretch = eddy_stretch_partials_bytes(vortons);
+    const size_t diagnostics = eddy_diagnostics_partials_bytes(vortons);
+    size_t m = bounds > stretch ? bounds : stretch;
+    return m > diagnostics ? m : diagnostics;
+}

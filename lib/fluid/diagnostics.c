@@ -52,6 +52,10 @@ static void combine_diag(void *dst, const void *src) {
     a->mass_deviation += b->mass_deviation;
 }
 
+size_t eddy_diagnostics_partials_bytes(int vortons) {
+    return (size_t)chunk_count(vortons, DIAGNOSTICS_CHUNK) * sizeof(eddy_diagnostics);
+}
+
 void eddy_phase_diagnostics(eddy_world *w) {
     const int n = chunk_count(w->vortons.count, DIAGNOSTICS_CHUNK);
     memset(&w->diagnostics, 0, sizeof w->diagnostics);

@@ -265,6 +265,25 @@ static pse_list *pse_lists_reserve(eddy_world *w, int chunks) {
     return w->pse_lists;
 }
 
+bool eddy_pse_lists_reserve(eddy_world *w, int vortons, int pairs_per_vorton) {
+    const int chunks = chunk_count(vortons, PSE_CHUNK);
+    if (chunks > 0 && !pse_lists_reserve(w, chunks)) return false;
+    const int64_t want = (int64_t)PSE_CHUNK * pairs_per_vorton;
+    const int room = want < INT32_MAX / 2 ? (int)want : INT32_MAX / 2;
+    for (int c = 0; c < chunks; ++c) {
+        pse_list *l = &w->pse_lists[c];
+        if (room <= l->capacity) continue;
+        int *idx = eddy_realloc(l->idx, (size_t)room * sizeof *idx);
+        if (!idx) return false;
+        l->idx = idx;
+        float *k = eddy_realloc(l->k, (size_t)room * sizeof *k);
+        if (!k) return false; /* idx has the room, k not yet: the capacity stays */
+        l->k = k;
+        l->capacity = room;
+    }
+    return true;
+}
+
 void eddy_pse_lists_free(eddy_world *w) {
     for (int c = 0; c < w->pse_list_count; ++c) {
         eddy_free(w->pse_lists[c].idx);

@@ -29,6 +29,21 @@ bool eddy_phase_build_tree(eddy_world *w); /* tree (and multipole moments) over 
 bool eddy_phase_diffuse(eddy_world *w, float dt); /* false: unstable (message set) */
 bool eddy_pse_reserve(eddy_world *w, int vortons); /* diffusion's own scratch */
 void eddy_pse_lists_free(eddy_world *w);          /* the normalised exchange's pair lists */
+/* Room ahead of a step (eddy_world_reserve, the step's prelude in lib/world.c;
+ * false: out of memory, nothing of the state changed): the pair lists of
+ * `vortons` vortons at `pairs_per_vorton` pairs each; the partition and the
+ * tree of any grid of that vorton count; the far tracers' flags. */
+bool eddy_pse_lists_reserve(eddy_world *w, int vortons, int pairs_per_vorton);
+bool eddy_partition_reserve(partition *part, int vortons);
+bool eddy_tree_reserve(influence_tree *t, int vortons, bool moments);
+bool eddy_far_flags_reserve(eddy_world *w, int tracers);
+/* The room the fluid phases take in the chunk partials (eddy_partials_reserve)
+ * for these counts and grid points. */
+size_t eddy_fluid_partials_bytes(int vortons, int tracers);
+/* The most vortons this input's bullets' wakes add (blast.c). */
+int eddy_bullet_wakes_bound(const eddy_input *in);
+/* Whether the velocity solve takes multipole moments (velocity.c). */
+bool eddy_fluid_uses_moments(const eddy_world *w);
 void eddy_phase_advect_vortons(eddy_world *w, float dt);
 void eddy_phase_diagnostics(eddy_world *w);
 
@@ -148,5 +163,6 @@ vec3 eddy_direct_velocity_at(const particle_array *v, float qx, float qy, float 
 
 /* Bytes of partials the stretching phase needs for that many vortons. */
 size_t eddy_stretch_partials_bytes(int vortons);
+size_t eddy_diagnostics_partials_bytes(int vortons);
 
 #endif

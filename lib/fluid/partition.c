@@ -70,6 +70,14 @@ bool eddy_partition_build(partition *part, task_system *ts, const grid_shape *g,
     return true;
 }
 
+bool eddy_partition_reserve(partition *part, int vortons) {
+    const int count = vortons > 0 ? vortons : 1;
+    const int bound = eddy_grid_cell_bound(vortons);
+    return reserve_ints(&part->cell_start, &part->cell_capacity, bound + 1) &&
+           reserve_ints(&part->sorted_index, &part->index_capacity, count) &&
+           reserve_ints(&part->cell_of, &part->cell_of_capacity, count);
+}
+
 void eddy_partition_free(partition *part) {
     eddy_free(part->cell_start);
     eddy_free(part->sorted_index);

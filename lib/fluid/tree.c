@@ -168,6 +168,33 @@ bool eddy_tree_build(influence_tree *t, task_system *ts, const grid_shape *templ
     return true;
 }
 
+/* Grows one kind of level array to `bound >> l` cells at level l
+ * (`per_cell` values a cell); false: out of memory, the levels grown so far
+ * keep their room. */
+#define LEVELS_GROW(arrays, capacity, per_cell, bound)                                    \
+    do {                                                                                  \
+        for (int l_ = 0; l_ < TREE_MAX_LEVELS; ++l_) {                                    \
+            const int room_ = (bound) >> l_;                                              \
+            if (room_ <= (capacity)[l_]) continue;                                        \
+            void *p_ = eddy_realloc((arrays)[l_],                                         \
+                                    (size_t)room_ * (per_cell) * sizeof *(arrays)[l_]);   \
+            if (!p_) return false;                                                        \
+            (arrays)[l_] = p_;                                                            \
+            (capacity)[l_] = room_;                                                       \
+        }                                                                                 \
+    } while (0)
+
+/* Room for any tree over a grid of this vorton count (the build's own
+ * growth then finds it there): level l holds at most bound >> l cells. */
+bool eddy_tree_reserve(influence_tree *t, int vortons, bool moments) {
+    const int bound = eddy_grid_cell_bound(vortons);
+    LEVELS_GROW(t->cells, t->capacity, 1, bound);
+    if (!moments) return true;
+    LEVELS_GROW(t->moments, t->moment_capacity, TREE_MOMENTS, bound);
+    LEVELS_GROW(t->expansion, t->expansion_capacity, TREE_EXPANSION, bound);
+    return true;
+}
+
 void eddy_tree_free(influence_tree *t) {
     for (int l = 0; l < TREE_MAX_LEVELS; ++l) {
         eddy_free(t->cells[l]);

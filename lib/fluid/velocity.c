@@ -36,6 +36,8 @@ static bool uses_moments(const eddy_world *w) {
     return uses_treecode(w) && w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
 }
 
+bool eddy_fluid_uses_moments(const eddy_world *w) { return uses_moments(w); }
+
 /* True when a container that carries its fluid (lib/bodies/carry.c) meets
  * the box [lo, hi] (its vertices' box, in world coordinates). */
 static bool fluid_container_meets(const eddy_world *w, const float lo[3], const float hi[3]) {

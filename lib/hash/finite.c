@@ -121,6 +121,11 @@ static void name_first_bad(const particle_array *a, const char *kind, int begin,
             }
 }
 
+size_t eddy_finite_partials_bytes(int vortons, int tracers) {
+    const int most = vortons > tracers ? vortons : tracers;
+    return (size_t)chunk_count(most, FINITE_CHUNK) * sizeof(uint32_t);
+}
+
 static bool particles_nonfinite(eddy_world *w, const particle_array *a, const char *kind,
                                 char *what, size_t size) {
     const int chunks = chunk_count(a->count, FINITE_CHUNK);

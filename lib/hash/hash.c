@@ -198,8 +198,43 @@ static uint64_t particle_block_hash(const particle_array *a, bool vorton, int bl
 #endif
 }
 
+/* Room for `total` block hashes and their flags (the per-world cache). */
+static bool block_cache_reserve(eddy_world *w, int total) {
+    if ((size_t)total <= w->block_cache_capacity) return true;
+    const int cap = eddy_grown_capacity((int)w->block_cache_capacity, total);
+    uint64_t *p = eddy_realloc(w->block_cache, (size_t)cap * sizeof *p);
+    if (p == NULL) return false;
+    w->block_cache = p;
+    uint8_t *f = eddy_realloc(w->block_nonfinite, (size_t)cap);
+    if (f == NULL) return false;
+    w->block_nonfinite = f;
+    w->block_cache_capacity = (size_t)cap;
+    return true;
+}
+
+static bool early_reserve(eddy_world *w, int blocks);
+
+bool eddy_hash_reserve(eddy_world *w, int vortons, int tracers) {
+    const int v = chunk_count(vortons, EDDY_HASH_BLOCK_PARTICLES);
+    const int t = chunk_count(tracers, EDDY_HASH_BLOCK_PARTICLES);
+    return block_cache_reserve(w, v + t) && early_reserve(w, t);
+}
+
 /* ---------------------------------------------------------------- early */
 enum { EARLY_PAUSE = 31 };
+
+static bool early_reserve(eddy_world *w, int blocks) {
+    if (blocks <= w->early_capacity) return true;
+    const int grown = eddy_grown_capacity(w->early_capacity, blocks);
+    uint64_t *h = eddy_realloc(w->early_hash, (size_t)grown * sizeof *h);
+    if (h == NULL) return false;
+    w->early_hash = h;
+    uint8_t *f = eddy_realloc(w->early_flags, (size_t)grown);
+    if (f == NULL) return false;
+    w->early_flags = f;
+    w->early_capacity = grown;
+    return true;
+}
 
 void eddy_early_hash_prepare(eddy_world *w) {
     w->early_armed = false;
@@ -213,16 +248,7 @@ void eddy_early_hash_prepare(eddy_world *w) {
     }
     const int blocks = chunk_count(w->tracers.count, EDDY_HASH_BLOCK_PARTICLES);
     if (blocks == 0) return;
-    if (blocks > w->early_capacity) {
-        const int grown = eddy_grown_capacity(w->early_capacity, blocks);
-        uint64_t *h = eddy_realloc(w->early_hash, (size_t)grown * sizeof *h);
-        if (h == NULL) return; /* the end-of-step hash does it all */
-        w->early_hash = h;
-        uint8_t *f = eddy_realloc(w->early_flags, (size_t)grown);
-        if (f == NULL) return;
-        w->early_flags = f;
-        w->early_capacity = grown;
-    }
+    if (!early_reserve(w, blocks)) return; /* the end-of-step hash does it all */
     memset(w->early_flags, 0, (size_t)blocks);
     w->early_blocks = blocks;
     w->early_armed = true;
@@ -398,16 +424,7 @@ static bool particle_components_parallel(eddy_world *w, uint64_t component[EDDY_
     if (total > 0) {
         /* Block hashes land in a per-world cache, so eddy_world_block_hashes
          * of the same state is a copy. */
-        if ((size_t)total > w->block_cache_capacity) {
-            const int cap = eddy_grown_capacity((int)w->block_cache_capacity, total);
-            uint64_t *p = eddy_realloc(w->block_cache, (size_t)cap * sizeof *p);
-            if (p == NULL) return false;
-            w->block_cache = p;
-            uint8_t *f = eddy_realloc(w->block_nonfinite, (size_t)cap);
-            if (f == NULL) return false;
-            w->block_nonfinite = f;
-            w->block_cache_capacity = (size_t)cap;
-        }
+        if (!block_cache_reserve(w, total)) return false;
         job.out = w->block_cache;
         job.nonfinite = w->block_nonfinite;
         job.early = w->early_armed ? w : NULL;

@@ -16,6 +16,12 @@
  * eddy_early_hash_stale_from (blocks from tracer `first` on, serial). */
 enum { EARLY_FRESH = 1, EARLY_NONFINITE = 2 };
 void eddy_early_hash_prepare(eddy_world *w);
+/* Room ahead of a step for the block hashes of these counts (the cache of
+ * eddy_world_hash_compute and the early tracer hashes); false: out of
+ * memory, nothing of the state changed. */
+bool eddy_hash_reserve(eddy_world *w, int vortons, int tracers);
+/* The room the finiteness check takes in the chunk partials. */
+size_t eddy_finite_partials_bytes(int vortons, int tracers);
 void eddy_early_hash_block(eddy_world *w, int block);
 static inline void eddy_early_hash_stale(eddy_world *w, int tracer) {
     const int b = tracer / EDDY_HASH_BLOCK_PARTICLES;

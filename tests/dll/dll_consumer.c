@@ -7,9 +7,19 @@
  * snapshot, every frame's encoded input and frame hash), then replays it into
  * a fresh world restored from the snapshot and checks every frame hash. It
  * prints the final frame and hash, which must be the same on every platform.
+ *
+ * Built with EDDY_CONSUMER_REPLAY it links libeddy_replay as well
+ * (libeddy_replay.dll, scripts/check_windows.sh): with the arrays reserved
+ * up front (eddy_world_reserve), it records the same session into a replay
+ * file with eddy_recorder, opens the file with eddy_player at another worker
+ * count and verifies every frame hash. The file's path is the second
+ * argument; eddy-verify --replay reads it on Linux.
  * Exit code 0 when everything matched. */
 #include <eddy/eddy.h>
 #include <eddy/snapshot.h>
+#ifdef EDDY_CONSUMER_REPLAY
+#include <eddy/replay.h>
+#endif
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -98,6 +108,56 @@ static eddy_input input_for(int f, eddy_emitter_command *cmd) {
     return in;
 }
 
+#ifdef EDDY_CONSUMER_REPLAY
+/* The session recorded into `path` by eddy_recorder, then played back from
+ * the file by eddy_player at another worker count, every frame checked. */
+static int replay_file_check(int workers, const char *path, uint64_t final_hash) {
+    eddy_world_def def = eddy_world_def_default();
+    def.worker_count = workers;
+    eddy_world *w = NULL;
+    eddy_status s = eddy_world_create(&def, &w);
+    if (s != EDDY_OK) return fail("create", s, eddy_last_error_message());
+    if ((s = populate(w)) != EDDY_OK) return fail("populate", s, eddy_world_error_message(w));
+    if ((s = eddy_world_reserve(w, 2 * VORTONS, 2 * TRACERS)) != EDDY_OK)
+        return fail("reserve", s, eddy_world_error_message(w));
+    char message[256];
+    eddy_recorder *r = NULL;
+    const eddy_recorder_def rd = eddy_recorder_def_default();
+    if ((s = eddy_recorder_create_file(w, &rd, path, &r, message, sizeof message)) != EDDY_OK)
+        return fail("recorder", s, message);
+    for (int f = 0; f < FRAMES; ++f) {
+        eddy_emitter_command cmd;
+        const eddy_input in = input_for(f, &cmd);
+        if ((s = eddy_recorder_step(r, &in)) != EDDY_OK)
+            return fail("recorder step", s, eddy_recorder_error_message(r));
+    }
+    const uint64_t recorded = eddy_world_hash(w).frame_hash;
+    if ((s = eddy_recorder_finish(r)) != EDDY_OK)
+        return fail("recorder finish", s, eddy_recorder_error_message(r));
+    eddy_recorder_destroy(r);
+    eddy_world_destroy(w);
+    if (recorded != final_hash) return fail("recording", EDDY_ERROR_DIVERGED, "another final hash");
+
+    eddy_player_def pd = eddy_player_def_default();
+    pd.worker_count = workers == 1 ? 4 : 1;
+    eddy_player *p = NULL;
+    if ((s = eddy_player_open_file(path, &pd, &p, message, sizeof message)) != EDDY_OK)
+        return fail("player", s, message);
+    eddy_divergence d;
+    if ((s = eddy_player_verify(p, &d, NULL, NULL)) != EDDY_OK) {
+        snprintf(message, sizeof message, "frame %lld differs", (long long)d.frame);
+        return fail("player verify", s, message);
+    }
+    const eddy_replay_info info = eddy_player_info(p);
+    const uint64_t played = eddy_world_hash(eddy_player_world(p)).frame_hash;
+    printf("replay file %s: %lld frames played back hash for hash at %d workers, %llu bytes, "
+           "final hash %016" PRIx64 "\n", path, (long long)info.frame_count, pd.worker_count,
+           (unsigned long long)info.file_bytes, played);
+    eddy_player_close(p);
+    return played == final_hash ? 0 : fail("player", EDDY_ERROR_DIVERGED, "another final hash");
+}
+#endif
+
 int main(int argc, char **argv) {
     const int workers = argc > 1 ? atoi(argv[1]) : 2;
     const eddy_allocator a = {game_alloc, game_aligned_alloc, game_free, NULL};
@@ -156,6 +216,11 @@ int main(int argc, char **argv) {
     eddy_input_storage_destroy(storage);
     eddy_bytes_free(&start);
     eddy_world_destroy(w);
+#ifdef EDDY_CONSUMER_REPLAY
+    const int replayed = replay_file_check(workers, argc > 2 ? argv[2] : "dll_consumer.eddyr",
+                                           hashes[FRAMES - 1]);
+    if (replayed != 0) return replayed;
+#endif
     if (g_blocks != 0) return fail("allocator", EDDY_ERROR_OUT_OF_MEMORY, "blocks were not freed");
     if (eddy_set_allocator(NULL) != EDDY_OK) return fail("allocator", EDDY_ERROR_WRONG_STATE, "");
     printf(mismatches ? "replay: %d frames differ\n" : "replay: every frame hash matches%.0d\n",
