@@ -728,8 +728,10 @@ static double layer_quantile(eddy_world *w, int sign, double q) {
  * ball, at z -0.35 to -0.47, sat in fluid of its own density (rho_f 0.92 to
  * 1.12): the quantiles then say nothing about where the fluid matches the
  * ball. They are logged. Measured rho_f ranges from frame 240 to 540, for
- * each diffusion and coupling: normalised/flow 0.922-1.120, seed/flow
- * 0.926-1.099, normalised/tracers 0.918-1.094, seed/tracers 0.946-1.118. */
+ * each diffusion and coupling (on the seed's grid over every particle):
+ * normalised/flow 0.922-1.120, seed/flow 0.926-1.099, normalised/tracers
+ * 0.918-1.094, seed/tracers 0.946-1.118; with the defaults on the grid of
+ * the vortons 0.893-1.122 (0.445 at frame 1, RMS v_z 0.037 m/s). */
 Test(coupling_buoyancy, buoyant_ball_settles_where_the_fluid_matches_it, .timeout = 120) {
     const char *name = "buoyant_ball";
     eddy_world *w = scene_world(name);
