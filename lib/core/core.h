@@ -150,14 +150,16 @@ static inline void grid_cell_of(const grid_shape *g, float x, float y, float z, 
  * point-major) at (x, y, z), clamped to the grid; evaluated in one fixed
  * nested order: x within each edge, then y, then z. */
 /* True when p lies in the grid's box (bounds included): a sample there
- * interpolates, outside it grid_locate would clamp. NaN is outside. */
+ * interpolates, outside it grid_locate would clamp. NaN is outside. Written
+ * without branches, so that a loop over particles vectorises (with g a
+ * local copy the loop's stores cannot alias). */
 static inline bool grid_contains(const grid_shape *g, float x, float y, float z) {
-    const float p[3] = {x, y, z};
-    for (int a = 0; a < 3; ++a) {
-        const float u = (p[a] - g->min[a]) * g->inv_spacing[a];
-        if (!(u >= 0.0f && u <= (float)g->cells[a])) return false;
-    }
-    return true;
+    const float ux = (x - g->min[0]) * g->inv_spacing[0];
+    const float uy = (y - g->min[1]) * g->inv_spacing[1];
+    const float uz = (z - g->min[2]) * g->inv_spacing[2];
+    return ((unsigned)(ux >= 0.0f) & (unsigned)(ux <= (float)g->cells[0]) &
+            (unsigned)(uy >= 0.0f) & (unsigned)(uy <= (float)g->cells[1]) &
+            (unsigned)(uz >= 0.0f) & (unsigned)(uz <= (float)g->cells[2])) != 0u;
 }
 
 static inline void grid_interp_n(const grid_shape *g, const float *field, int n, float x, float y,

@@ -106,20 +106,12 @@ static void tracer_range(const advect_job *job, int begin, int end) {
  * operations, so their bits are those of tracer_range. Returns true when
  * the range had a tracer outside. */
 static bool tracer_range_far(const advect_job *job, int begin, int end) {
-    const grid_shape *g = &job->w->grid;
+    const grid_shape g = job->w->grid; /* local copy: far[] cannot alias it */
     particle_array *a = job->a;
     uint8_t *far = job->far;
-    /* grid_contains, written without branches so that it vectorises: the
-     * same operations, so the same flags (NaN is outside) */
-    const float mx = g->min[0], my = g->min[1], mz = g->min[2];
-    const float sx = g->inv_spacing[0], sy = g->inv_spacing[1], sz = g->inv_spacing[2];
-    const float cx = (float)g->cells[0], cy = (float)g->cells[1], cz = (float)g->cells[2];
     unsigned any = 0;
     for (int i = begin; i < end; ++i) {
-        const float ux = (a->px[i] - mx) * sx, uy = (a->py[i] - my) * sy, uz = (a->pz[i] - mz) * sz;
-        const unsigned inside = (unsigned)(ux >= 0.0f) & (unsigned)(ux <= cx) &
-                                (unsigned)(uy >= 0.0f) & (unsigned)(uy <= cy) &
-                                (unsigned)(uz >= 0.0f) & (unsigned)(uz <= cz);
+        const unsigned inside = grid_contains(&g, a->px[i], a->py[i], a->pz[i]);
         far[i] = (uint8_t)(inside ^ 1u);
         any |= inside ^ 1u;
     }
