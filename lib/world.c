@@ -516,9 +516,9 @@ static bool input_apply(eddy_world *w, const eddy_input *in) {
  * lists their headers only. */
 enum { RESERVE_PSE_PAIRS = 64 }; /* eddy_world_reserve: pairs per vorton the PSE lists hold */
 
-static size_t partials_bound(int vortons, int tracers) {
+static size_t partials_bound(int vortons, int tracers, int grid_target) {
     const size_t f = eddy_fluid_partials_bytes(vortons, tracers);
-    const size_t b = eddy_bodies_partials_bytes(vortons, tracers, eddy_grid_point_bound(vortons));
+    const size_t b = eddy_bodies_partials_bytes(vortons, tracers, eddy_grid_point_bound(grid_target));
     const size_t h = eddy_finite_partials_bytes(vortons, tracers);
     const size_t m = f > b ? f : b;
     return m > h ? m : h;
@@ -534,17 +534,17 @@ static bool uses_heun(const eddy_world *w) {
 /* Every per-step array holds `vortons` and `tracers` (pse_pairs pairs per
  * vorton in the PSE lists); false: out of memory, no state changed. */
 static bool workload_reserve(eddy_world *w, int vortons, int tracers, int pse_pairs) {
-    const bool far = w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS;
+    const bool far = eddy_grid_of_vortons(w);
     return eddy_particles_reserve(&w->vortons, vortons) &&
            eddy_particles_reserve(&w->tracers, tracers) && scratch_reserve(w, vortons) &&
            (!uses_heun(w) || heun_reserve(w, vortons)) &&
-           eddy_grid_arrays_reserve(w, eddy_grid_point_bound(vortons)) &&
-           eddy_partition_reserve(&w->part, vortons) &&
-           eddy_tree_reserve(&w->tree, vortons, eddy_fluid_uses_moments(w)) &&
+           eddy_grid_arrays_reserve(w, eddy_grid_point_bound(eddy_grid_reserve_target(w, vortons))) &&
+           eddy_partition_reserve(&w->part, eddy_grid_reserve_target(w, vortons)) &&
+           eddy_tree_reserve(&w->tree, eddy_grid_reserve_target(w, vortons), eddy_fluid_uses_moments(w)) &&
            eddy_pse_lists_reserve(w, vortons, pse_pairs) &&
            (!far || eddy_far_flags_reserve(w, tracers)) &&
            (!w->def.hash_every_step || eddy_hash_reserve(w, vortons, tracers)) &&
-           eddy_partials_reserve(w, partials_bound(vortons, tracers)) != NULL;
+           eddy_partials_reserve(w, partials_bound(vortons, tracers, eddy_grid_reserve_target(w, vortons))) != NULL;
 }
 
 /* The most particles one emitter at `rate` can give over a step of
@@ -757,7 +757,7 @@ static bool substep(eddy_world *w, float dt, bool first) {
      * velocity solve (eddy_phase_advect_far_tracers): the tracers collide
      * with the bodies after that, so that every tracer's move of the step
      * is checked against the walls (the seed's grid keeps its order). */
-    const bool collide_late = w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS;
+    const bool collide_late = eddy_grid_of_vortons(w);
     PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_advect_tracers(w, dt));
     /* blasts and bullets push the smoke before the walls see it (blast.c) */
     if (first) PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_bullet_tracers(w));
@@ -956,7 +956,7 @@ eddy_vec3 eddy_world_sample_velocity(const eddy_world *w, eddy_vec3 p) {
     /* Beyond a grid of the vortons alone the flow is the far field, which
      * the last step evaluated only at the tracers: the wind is returned
      * there (the seed's grid, which holds every particle, clamps). */
-    if (w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS && !grid_contains(&w->grid, p.x, p.y, p.z))
+    if (eddy_grid_of_vortons(w) && !grid_contains(&w->grid, p.x, p.y, p.z))
         return u;
     float g[4];
     grid_interp_n(&w->grid, w->flow, 4, p.x, p.y, p.z, g);

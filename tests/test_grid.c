@@ -41,6 +41,38 @@ static void expect_cells(const grid_shape *g, int cx, int cy, int cz) {
 
 /* ---------------------------------------------------------------- sizing */
 
+/* EDDY_GRID_EXTENT_VORTONS_CUBIC's grid: every cell a cube of the edge asked
+ * for, a power of two of them along each axis covering [lo, hi] with the box
+ * in the middle; the edge doubles while there are more than max_cells. */
+Test(grid, define_cubic_covers_the_box_with_cubes) {
+    grid_shape g;
+    const float lo[3] = {-0.76f, 10.0f, 3.25f}, hi[3] = {0.76f, 11.52f, 3.57f};
+    eddy_grid_define_cubic(&g, lo, hi, 0.0625f, 1 << 20);
+    /* 1.52 / 0.0625 = 24.3 -> 25 -> 32; 0.32 / 0.0625 = 5.12 -> 6 -> 8 */
+    expect_cells(&g, 32, 32, 8);
+    for (int a = 0; a < 3; ++a) {
+        cr_expect_eq(g.spacing[a], 0.0625f, "axis %d: edge %.9g", a, (double)g.spacing[a]);
+        cr_expect_eq(g.extent[a], (float)g.cells[a] * 0.0625f);
+        cr_expect_leq(g.min[a], lo[a]);
+        cr_expect_geq(g.min[a] + g.extent[a], hi[a]);
+        /* centred: the margins either side differ by rounding only */
+        const double below = (double)lo[a] - (double)g.min[a],
+                     above = (double)g.min[a] + (double)g.extent[a] - (double)hi[a];
+        cr_expect_lt(fabs(below - above), 1e-5, "axis %d: %.7g below, %.7g above", a, below, above);
+    }
+    /* 32 * 32 * 8 = 8192 > 4096: the edge doubles once, 16 x 16 x 8 (0.32 / 0.125 = 2.56 -> 4) */
+    eddy_grid_define_cubic(&g, lo, hi, 0.0625f, 4096);
+    expect_cells(&g, 16, 16, 4);
+    for (int a = 0; a < 3; ++a) cr_expect_eq(g.spacing[a], 0.125f);
+    /* a NaN or zero edge gives one cell, never a loop */
+    eddy_grid_define_cubic(&g, lo, hi, NAN, 4096);
+    expect_cells(&g, 1, 1, 1);
+    eddy_grid_define_cubic(&g, lo, hi, 0.0f, 4096);
+    expect_cells(&g, 1, 1, 1);
+    cr_expect(shape_finite(&g));
+}
+
+
 /* Worked by hand from the rule in grid.c (edge = cbrt(V / target); cells =
  * floor(E / edge + 0.5), min 1; round up to a power of two; halve every axis
  * while the product is >= 8 * target). Every case sits well away from a

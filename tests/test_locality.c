@@ -24,6 +24,9 @@
 #define PI 3.14159265358979323846
 
 enum { TEST_WORKERS = 2, RING_FRAMES = 60 };
+/* Frames a speed is measured over (the direct-summation isotropy checks take
+ * half, for their cost); each test runs in a process of its own. */
+static int g_ring_frames = RING_FRAMES;
 static const double k_R = 0.6, k_a = 0.12, k_gamma = 0.2;
 
 typedef struct ring_spec {
@@ -152,14 +155,14 @@ static void ring_speeds(const eddy_world_def *d, const ring_spec *rings, int cou
     if (tracer_count) add_tracers(w, tracers, tracer_count);
     double p0[8][3], p1[8][3];
     for (int k = 0; k < count; ++k) mean_position(w, k * n, n, p0[k]);
-    step_n(w, RING_FRAMES);
+    step_n(w, g_ring_frames);
     for (int k = 0; k < count; ++k) {
         mean_position(w, k * n, n, p1[k]);
         double ax[3] = {rings[k].axis[0], rings[k].axis[1], rings[k].axis[2]};
         normalise(ax);
         double s = 0.0;
         for (int a = 0; a < 3; ++a) s += (p1[k][a] - p0[k][a]) * ax[a];
-        speed[k] = s / (RING_FRAMES * (double)d->dt);
+        speed[k] = s / (g_ring_frames * (double)d->dt);
     }
     eddy_world_destroy(w);
 }
@@ -275,26 +278,103 @@ Test(locality, two_rings_50m) {
 
 /* ---------------------------------------------------------------- isotropy */
 
-static void isotropy_case(eddy_velocity_method method, double bound) {
-    const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, method);
+static void isotropy_case(eddy_grid_extent extent, eddy_velocity_method method, double bound) {
+    const eddy_world_def d = ring_def(extent, method);
     const double axis = ring_speed(&d, &k_ring_z, NULL, 0);
     const ring_spec diag[2] = {{{1.0, 1.0, 1.0}, {0.0, 0.0, 0.0}}, {{1.0, 1.0, 0.0}, {0.0, 0.0, 0.0}}};
     for (int k = 0; k < 2; ++k) {
         const double u = ring_speed(&d, &diag[k], NULL, 0);
-        cr_log_info("method %d: ring along z %.5f m/s, along (%g,%g,%g) %.5f m/s (ratio %.5f)",
-                    (int)method, axis, diag[k].axis[0], diag[k].axis[1], diag[k].axis[2], u,
-                    u / axis);
+        cr_log_info("grid %d, method %d: ring along z %.5f m/s, along (%g,%g,%g) %.5f m/s (ratio %.5f)",
+                    (int)extent, (int)method, axis, diag[k].axis[0], diag[k].axis[1],
+                    diag[k].axis[2], u, u / axis);
         cr_expect(fabs(u / axis - 1.0) <= bound, "ratio %.5f", u / axis);
     }
 }
 
-/* Target (issue 35 item 3): within 1 %. Not met yet: skipped unless
- * EDDY_LOCALITY_TARGETS=1 (which shows the figures). */
+/* Target (issue 35 item 3) with the default grid: within 1 %. Not met
+ * (0.974 along (1,1,1), 0.985 along (1,1,0): each axis's cell count is a
+ * power of two of the vortons' box, so the diagonal ring's cells are 1.7 x
+ * longer and its stretching weaker): skipped unless EDDY_LOCALITY_TARGETS=1
+ * (which shows the figures). */
 Test(isotropy, treecode) {
     skip_unless_targets();
-    isotropy_case(EDDY_VELOCITY_TREECODE, 0.01);
+    isotropy_case(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_TREECODE, 0.01);
 }
 Test(isotropy, direct_vortons) {
     skip_unless_targets();
-    isotropy_case(EDDY_VELOCITY_DIRECT_VORTONS, 0.01);
+    isotropy_case(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_DIRECT_VORTONS, 0.01);
+}
+
+/* With cubic cells of an edge from the vortons' second moments
+ * (EDDY_GRID_EXTENT_VORTONS_CUBIC) the same ring keeps its speed along any
+ * direction within 1 %, with the treecode and with direct summation (whose
+ * stretching still reads the grid's Jacobian). */
+Test(isotropy, cubic_cells_treecode) {
+    isotropy_case(EDDY_GRID_EXTENT_VORTONS_CUBIC, EDDY_VELOCITY_TREECODE, 0.01);
+}
+Test(isotropy, cubic_cells_direct_vortons) {
+    g_ring_frames = RING_FRAMES / 2;
+    isotropy_case(EDDY_GRID_EXTENT_VORTONS_CUBIC, EDDY_VELOCITY_DIRECT_VORTONS, 0.01);
+}
+
+/* The cubic grid's edge is a function of the vortons' second moments, which
+ * a rotation leaves alone: the ring along z, (1,1,1) and (1,1,0) gets cells
+ * of the same edge (to float rounding of the sums), cubic on every axis,
+ * and the grid holds every vorton. */
+Test(isotropy, cubic_cells_have_the_same_edge_in_any_direction) {
+    const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS_CUBIC, EDDY_VELOCITY_TREECODE);
+    const ring_spec rings[3] = {k_ring_z, {{1.0, 1.0, 1.0}, {3.0, -2.0, 7.0}}, {{1.0, 1.0, 0.0}, {0.0, 0.0, 0.0}}};
+    float edge0 = 0.0f;
+    for (int k = 0; k < 3; ++k) {
+        eddy_world *w = make_world(&d);
+        const int n = add_ring(w, &rings[k]);
+        step_n(w, 1);
+        const eddy_grid_info g = eddy_world_get_grid_info(w);
+        cr_log_info("ring along (%g,%g,%g): grid %d x %d x %d, cell %.6f %.6f %.6f m", rings[k].axis[0],
+                    rings[k].axis[1], rings[k].axis[2], g.cells[0], g.cells[1], g.cells[2],
+                    (double)g.cell_size.x, (double)g.cell_size.y, (double)g.cell_size.z);
+        cr_expect(g.cell_size.x == g.cell_size.y && g.cell_size.y == g.cell_size.z, "cubic cells");
+        if (k == 0) edge0 = g.cell_size.x;
+        cr_expect_lt(fabs((double)g.cell_size.x / (double)edge0 - 1.0), 1e-5, "edge %.7g vs %.7g along z",
+                     (double)g.cell_size.x, (double)edge0);
+        eddy_vorton *v = calloc((size_t)n, sizeof *v);
+        cr_assert_not_null(v);
+        cr_assert_eq(eddy_world_get_vortons(w, 0, n, v), n);
+        const float lo[3] = {g.min_corner.x, g.min_corner.y, g.min_corner.z};
+        const float c[3] = {g.cells[0] * g.cell_size.x, g.cells[1] * g.cell_size.y, g.cells[2] * g.cell_size.z};
+        for (int i = 0; i < n; ++i) {
+            const float p[3] = {v[i].position.x, v[i].position.y, v[i].position.z};
+            for (int a = 0; a < 3; ++a)
+                cr_expect(p[a] >= lo[a] && p[a] <= lo[a] + c[a], "vorton %d outside the grid", i);
+        }
+        free(v);
+        eddy_world_destroy(w);
+    }
+}
+
+/* The cubic grid's edge comes from sums over the vortons (per chunk in
+ * index order, combined by the fixed tree): the same frame hashes at 1, 2,
+ * 3 and 8 workers, two rings (one along (1,1,1)) and tracers, 20 frames. */
+Test(isotropy, cubic_cells_give_the_same_bits_for_any_worker_count) {
+    const int workers[4] = {1, 2, 3, 8};
+    uint64_t first[20] = {0};
+    for (int k = 0; k < 4; ++k) {
+        eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS_CUBIC, EDDY_VELOCITY_TREECODE);
+        d.worker_count = workers[k];
+        d.viscosity = 0.01f;
+        eddy_world *w = make_world(&d);
+        add_ring(w, &k_ring_z);
+        const ring_spec tilted = {{1.0, 1.0, 1.0}, {0.5, 0.3, 2.0}};
+        add_ring(w, &tilted);
+        const double p[3][3] = {{0.1, 0.2, 0.3}, {5.0, 0.0, 0.0}, {0.0, 0.6, 1.0}};
+        add_tracers(w, p, 3);
+        for (int f = 0; f < 20; ++f) {
+            step_n(w, 1);
+            const uint64_t h = eddy_world_hash(w).frame_hash;
+            if (k == 0) first[f] = h;
+            else cr_expect_eq(h, first[f], "%d workers, frame %d: %016llx vs %016llx", workers[k],
+                              f, (unsigned long long)h, (unsigned long long)first[f]);
+        }
+        eddy_world_destroy(w);
+    }
 }

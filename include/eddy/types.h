@@ -138,7 +138,8 @@ typedef enum eddy_diffusion {
 /* The most diffusion substeps a step may take (EDDY_DIFFUSION_NORMALISED). */
 #define EDDY_DIFFUSION_MAX_SUBSTEPS 64
 
-/* Where the step's grid lies (docs/algorithm.md, "Where the grid lies"). */
+/* Where the step's grid lies and how its cells are cut (docs/algorithm.md,
+ * "Where the grid lies"). */
 typedef enum eddy_grid_extent {
     /* The default: the grid spans the vortons alone (their box grown by the
      * vorton radius, and by two cells where a container that carries its
@@ -151,6 +152,16 @@ typedef enum eddy_grid_extent {
      * each axis's cell count a power of two from that box. A tracer far away
      * coarsens the grid of every vortex (issue 35). */
     EDDY_GRID_EXTENT_ALL_PARTICLES = 1,
+    /* The vortons' grid of EDDY_GRID_EXTENT_VORTONS with cubic cells whose
+     * edge comes from the vortons' second moments, cbrt(V / N) with V the
+     * volume of the box of the same second moments (the same for any
+     * rotation of the vortons): a ring travels at the same speed whatever
+     * its direction (within 1 %, where the default's power-of-two cell
+     * counts per axis of the vortons' box give 2.6 % slower along (1,1,1)).
+     * The cells cover the box in a power of two per axis, so a cloud that
+     * fills its box diagonally takes up to 16 cells per vorton and its
+     * velocity solve costs more (docs/physics.md section 10.1). */
+    EDDY_GRID_EXTENT_VORTONS_CUBIC = 2,
 } eddy_grid_extent;
 
 /* Test-only switches that deliberately break determinism, so tests and the

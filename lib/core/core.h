@@ -103,6 +103,11 @@ static inline int grid_cell_count(const grid_shape *g) {
 /* Size a grid over [lo, hi] with about target_cells cells (power of two per
  * axis, fewer than 8*target_cells), without libm (grid.c). */
 void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells);
+/* EDDY_GRID_EXTENT_VORTONS_CUBIC: cubic cells of edge `edge` covering
+ * [lo, hi] and centred on it, a power of two of them along each axis; the
+ * edge is doubled (all axes at once) while there are more than max_cells. */
+void eddy_grid_define_cubic(grid_shape *g, const float lo[3], const float hi[3], float edge,
+                            int64_t max_cells);
 /* The most cells, and points, a grid eddy_grid_define sizes for target_cells
  * can have, whatever the box: P, the largest power of two below
  * 8*target_cells, and 4P + 4 (P cells along one axis). The arrays sized by
@@ -469,6 +474,18 @@ typedef struct eddy_world {
     /* Changes on every step and every restore (eddy_world_state_counter). */
     uint64_t state_counter;
 } eddy_world;
+
+/* The grid spans the vortons alone (EDDY_GRID_EXTENT_VORTONS or
+ * EDDY_GRID_EXTENT_VORTONS_CUBIC): tracers outside it take the far field. */
+static inline bool eddy_grid_of_vortons(const eddy_world *w) {
+    return w->def.grid_extent != EDDY_GRID_EXTENT_ALL_PARTICLES;
+}
+/* The vorton count the grid arrays are reserved for: the cubic grid may
+ * take up to 16 cells per vorton, twice eddy_grid_define's bound. */
+static inline int eddy_grid_reserve_target(const eddy_world *w, int vortons) {
+    return w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS_CUBIC && vortons < (1 << 29) ? 2 * vortons
+                                                                                        : vortons;
+}
 
 /* The overlap guard of the public calls (lib/core/step.c): true if the world
  * was idle and is now held by this call; false if another call holds it,

@@ -54,6 +54,36 @@ void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int t
     }
 }
 
+static int cells_covering(float extent, float edge) {
+    const float n = extent / edge;
+    if (!(n < 1048576.0f)) return 1 << 20; /* also catches NaN/inf */
+    int c = (int)n;
+    if ((float)c < n) ++c;
+    return c < 1 ? 1 : c;
+}
+
+void eddy_grid_define_cubic(grid_shape *g, const float lo[3], const float hi[3], float edge,
+                            int64_t max_cells) {
+    if (max_cells < 1) max_cells = 1;
+    if (!(edge > 0.0f && edge < 1e30f)) edge = 1e30f; /* one cell: never loops */
+    for (;;) {
+        int64_t product = 1;
+        for (int a = 0; a < 3; ++a) {
+            g->cells[a] = next_pow2(cells_covering(hi[a] - lo[a], edge));
+            product *= g->cells[a];
+        }
+        if (product <= max_cells || product == 1 || !(edge < 1e29f)) break;
+        edge *= 2.0f;
+    }
+    for (int a = 0; a < 3; ++a) {
+        g->extent[a] = (float)g->cells[a] * edge;
+        g->min[a] = lo[a] - 0.5f * (g->extent[a] - (hi[a] - lo[a]));
+        g->points[a] = g->cells[a] + 1;
+        g->spacing[a] = edge;
+        g->inv_spacing[a] = 1.0f / edge;
+    }
+}
+
 int eddy_grid_cell_bound(int target_cells) {
     /* Beyond 2^18 cells (over 65,536 vortons) no bound: the worst-case
      * grid, up to 4x the points of a cubic one, would cost too much memory

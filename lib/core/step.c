@@ -50,7 +50,7 @@ bool eddy_grid_arrays_reserve(eddy_world *w, int points) {
      * high-water mark of the point count, as the particles' box changes
      * shape, left the old blocks behind as heap holes (bench/RESULTS.md,
      * "Soak"). Only room: nothing reads past `points`. */
-    const int bound = eddy_grid_point_bound(w->vortons.count);
+    const int bound = eddy_grid_point_bound(eddy_grid_reserve_target(w, w->vortons.count));
     if (bound > points) points = bound;
     const size_t n = (size_t)points;
     if (!eddy_grow((void **)&w->velocity, n * sizeof(vec3)) ||

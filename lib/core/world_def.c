@@ -117,7 +117,7 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
     DEF_CHECK(d->vorton_step >= EDDY_VORTON_STEP_EULER && d->vorton_step <= EDDY_VORTON_STEP_HEUN_ADAPTIVE,
               "vorton_step %d is not an eddy_vorton_step", (int)d->vorton_step);
     DEF_CHECK(d->grid_extent >= EDDY_GRID_EXTENT_VORTONS &&
-                  d->grid_extent <= EDDY_GRID_EXTENT_ALL_PARTICLES,
+                  d->grid_extent <= EDDY_GRID_EXTENT_VORTONS_CUBIC,
               "grid_extent %d is not an eddy_grid_extent", (int)d->grid_extent);
     DEF_CHECK(isfinite(d->treecode_opening_angle) && d->treecode_opening_angle > 0.0f &&
                   d->treecode_opening_angle <= 2.0f,

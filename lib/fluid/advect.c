@@ -189,7 +189,7 @@ void eddy_phase_advect_tracers(eddy_world *w, float dt) {
     w->far_count = 0;
     w->far_any = false;
     uint8_t *far = NULL;
-    if (w->grid_valid && w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS && n > 0) {
+    if (w->grid_valid && eddy_grid_of_vortons(w) && n > 0) {
         /* out of memory: every tracer takes the clamped grid, as the seed's */
         if (n > w->far_flag_capacity) (void)eddy_far_flags_reserve(w, n);
         if (n <= w->far_flag_capacity) far = w->far_flag;

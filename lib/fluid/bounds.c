@@ -120,9 +120,73 @@ bool eddy_particles_bounds(eddy_world *w, float lo[3], float hi[3], bool with_tr
     return true;
 }
 
+/* Second moments of the vortons about a point c: per chunk, sums in double
+ * in index order, combined by the fixed tree (the same bits for any worker
+ * count). */
+typedef struct spread {
+    double n, s[3], ss[6]; /* count, sum of d, sum of d d^T (xx yy zz xy xz yz) */
+} spread;
+
+typedef struct spread_job {
+    const particle_array *a;
+    const float *c;
+    spread *out;
+} spread_job;
+
+static void spread_chunk(int chunk, int begin, int end, void *context) {
+    const spread_job *job = context;
+    const particle_array *a = job->a;
+    spread p = {0};
+    for (int i = begin; i < end; ++i) {
+        const double x = (double)(a->px[i] - job->c[0]), y = (double)(a->py[i] - job->c[1]),
+                     z = (double)(a->pz[i] - job->c[2]);
+        p.s[0] += x;
+        p.s[1] += y;
+        p.s[2] += z;
+        p.ss[0] += x * x;
+        p.ss[1] += y * y;
+        p.ss[2] += z * z;
+        p.ss[3] += x * y;
+        p.ss[4] += x * z;
+        p.ss[5] += y * z;
+    }
+    p.n = (double)(end - begin);
+    job->out[chunk] = p;
+}
+
+static void combine_spread(void *dst, const void *src) {
+    spread *d = dst;
+    const spread *s = src;
+    d->n += s->n;
+    for (int k = 0; k < 3; ++k) d->s[k] += s->s[k];
+    for (int k = 0; k < 6; ++k) d->ss[k] += s->ss[k];
+}
+
+float eddy_vortons_spread_volume(eddy_world *w, const float centre[3], float blob) {
+    const particle_array *a = &w->vortons;
+    const int n = chunk_count(a->count, BOUNDS_CHUNK);
+    if (n == 0) return 0.0f;
+    spread *partials = eddy_partials_reserve(w, (size_t)n * sizeof(spread));
+    if (!partials) return -1.0f; /* reserved with the vortons (eddy_fluid_partials_bytes) */
+    spread_job job = {a, centre, partials};
+    eddy_parallel_for(&w->tasks, a->count, BOUNDS_CHUNK, spread_chunk, &job);
+    eddy_reduce_tree(&w->tasks, partials, n, sizeof(spread), combine_spread);
+    const spread total = partials[0];
+    const double inv = 1.0 / total.n;
+    const double m[3] = {total.s[0] * inv, total.s[1] * inv, total.s[2] * inv};
+    const double b = (double)blob * (double)blob / 12.0;
+    const double xx = total.ss[0] * inv - m[0] * m[0] + b, yy = total.ss[1] * inv - m[1] * m[1] + b,
+                 zz = total.ss[2] * inv - m[2] * m[2] + b, xy = total.ss[3] * inv - m[0] * m[1],
+                 xz = total.ss[4] * inv - m[0] * m[2], yz = total.ss[5] * inv - m[1] * m[2];
+    double det = xx * (yy * zz - yz * yz) - xy * (xy * zz - yz * xz) + xz * (xy * yz - yy * xz);
+    const double floor = b * b * b;
+    if (!(det > floor)) det = floor;
+    return (float)(41.569219381653056 * sqrt(det)); /* 12^(3/2) sqrt(det): a box's volume */
+}
+
 size_t eddy_fluid_partials_bytes(int vortons, int tracers) {
     const int most = vortons > tracers ? vortons : tracers;
-    const size_t bounds = (size_t)chunk_count(most, BOUNDS_CHUNK) * sizeof(box);
+    const size_t bounds = (size_t)chunk_count(most, BOUNDS_CHUNK) * sizeof(spread);
     const size_t stretch = eddy_stretch_partials_bytes(vortons);
     const size_t diagnostics = eddy_diagnostics_partials_bytes(vortons);
     size_t m = bounds > stretch ? bounds : stretch;

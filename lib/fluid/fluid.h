@@ -75,6 +75,11 @@ void eddy_partition_free(partition *part);
 /* Bounding box of the vortons (and the tracers, with_tracers) by chunk + fixed reduction tree (bounds.c).
  * Returns false when there are no particles. */
 bool eddy_particles_bounds(eddy_world *w, float lo[3], float hi[3], bool with_tracers);
+/* The volume of the box whose second moments are the vortons' (12^(3/2)
+ * sqrt(det C)), each vorton spread over a cube of edge `blob`: the same for
+ * any rotation of the vortons (and any worker count). */
+float eddy_vortons_spread_volume(eddy_world *w, const float centre[3], float blob);
+/* (-1: out of scratch memory.) */
 
 /* The vorton velocity kernel (design note in kernel.c): velocity induced at
  * q by a vorton or supervorton at p with vorticity w and core radius a

@@ -76,8 +76,23 @@ bool eddy_phase_build_grid(eddy_world *w) {
         lo[a] -= margin;
         hi[a] += margin;
     }
-    eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
-    if (w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS && fluid_container_meets(w, lo, hi)) {
+    const bool cubic = w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS_CUBIC;
+    float edge = 0.0f;
+    const int64_t max_cells = 16 * (int64_t)w->vortons.count;
+    if (cubic) {
+        /* One cell per vorton over the volume the vortons' second moments
+         * span, each vorton a cube of 2r (so a sheet or a line of vortons,
+         * whose moments span no volume, still gets cells of about 2r). */
+        const float centre[3] = {0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]),
+                                 0.5f * (lo[2] + hi[2])};
+        const float volume = eddy_vortons_spread_volume(w, centre, 2.0f * w->def.vorton_radius);
+        if (volume < 0.0f) return false;
+        edge = eddy_cbrtf(volume / (float)w->vortons.count);
+        eddy_grid_define_cubic(&w->grid, lo, hi, edge, max_cells);
+    } else {
+        eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
+    }
+    if (eddy_grid_of_vortons(w) && fluid_container_meets(w, lo, hi)) {
         /* A fluid held in a container has a free surface: rho' falls to zero
          * over a cell or two past its last vortons, and that gradient makes
          * the baroclinic term that tilts the surface. The seed's grid had
@@ -91,7 +106,10 @@ bool eddy_phase_build_grid(eddy_world *w) {
             lo[a] -= 2.0f * cell;
             hi[a] += 2.0f * cell;
         }
-        eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
+        if (cubic)
+            eddy_grid_define_cubic(&w->grid, lo, hi, cell, max_cells);
+        else
+            eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
     }
     if (!eddy_grid_arrays_reserve(w, grid_point_count(&w->grid))) return false;
     if (!eddy_partition_build(&w->part, &w->tasks, &w->grid, &w->vortons)) return false;

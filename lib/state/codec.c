@@ -427,7 +427,7 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
     else d->body_coupling = (eddy_body_coupling)coupling;
     if (version == DEF_VERSION_FLOW) return;
     uint32_t extent = eddy_wire_get_u32(r, "grid_extent");
-    if (extent > EDDY_GRID_EXTENT_ALL_PARTICLES)
+    if (extent > EDDY_GRID_EXTENT_VORTONS_CUBIC)
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "grid_extent %u is not an eddy_grid_extent",
                   (unsigned)extent);
     else d->grid_extent = (eddy_grid_extent)extent;

@@ -612,6 +612,10 @@ Test(codec, grid_extent_is_written_in_version_5) {
     cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
                  "%s", message);
     cr_assert_eq(out.grid_extent, EDDY_GRID_EXTENT_VORTONS);
+    b.data[145] = 2; /* the cubic cells of the vortons' grid */
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.grid_extent, EDDY_GRID_EXTENT_VORTONS_CUBIC);
     b.data[145] = 9; /* grid_extent */
     cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
                  EDDY_ERROR_CORRUPT);
