@@ -13,7 +13,10 @@
  * nothing here is a test. Ported from the cloud-scaling bench of branch
  * wip/locality (8e9447a), on main's grid.
  *
- *   eddy-cloud-scaling [--workers W] [--frames F] [--warmup K] [--radius R] [N ...] */
+ * --grid cubic steps the clouds on EDDY_GRID_EXTENT_VORTONS_CUBIC's grid.
+ *
+ *   eddy-cloud-scaling [--workers W] [--frames F] [--warmup K] [--radius R]
+ *                      [--grid default|cubic] [N ...] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +74,7 @@ enum { MAX_SIZES = 8, MAX_FRAMES = 1000 };
 typedef struct options {
     int workers, frames, warmup, sizes[MAX_SIZES], nsizes;
     float radius; /* the vortons' radius, m */
+    bool cubic;   /* --grid cubic: EDDY_GRID_EXTENT_VORTONS_CUBIC */
 } options;
 
 static bool parse(int argc, char **argv, options *o) {
@@ -80,6 +84,11 @@ static bool parse(int argc, char **argv, options *o) {
         else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) o->frames = atoi(argv[++i]);
         else if (strcmp(argv[i], "--warmup") == 0 && i + 1 < argc) o->warmup = atoi(argv[++i]);
         else if (strcmp(argv[i], "--radius") == 0 && i + 1 < argc) o->radius = (float)atof(argv[++i]);
+        else if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc) {
+            ++i;
+            if (strcmp(argv[i], "cubic") == 0) o->cubic = true;
+            else if (strcmp(argv[i], "default") != 0) return false;
+        }
         else if (o->nsizes < MAX_SIZES && atoi(argv[i]) > 0) o->sizes[o->nsizes++] = atoi(argv[i]);
         else return false;
     }
@@ -96,6 +105,7 @@ static eddy_world *make_cloud(const options *o, int n) {
     eddy_world_def d = eddy_world_def_default();
     d.worker_count = o->workers;
     d.vorton_radius = o->radius;
+    if (o->cubic) d.grid_extent = EDDY_GRID_EXTENT_VORTONS_CUBIC;
     eddy_world *w = NULL;
     if (eddy_world_create(&d, &w) != EDDY_OK) {
         fprintf(stderr, "create: %s\n", eddy_last_error_message());
@@ -163,7 +173,7 @@ int main(int argc, char **argv) {
     options o;
     if (!parse(argc, argv, &o)) {
         fprintf(stderr, "usage: eddy-cloud-scaling [--workers W] [--frames F] [--warmup K] "
-                        "[--radius R] [N ...]\n");
+                        "[--radius R] [--grid default|cubic] [N ...]\n");
         return 2;
     }
     print_machine();

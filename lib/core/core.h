@@ -103,9 +103,11 @@ static inline int grid_cell_count(const grid_shape *g) {
 /* Size a grid over [lo, hi] with about target_cells cells (power of two per
  * axis, fewer than 8*target_cells), without libm (grid.c). */
 void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells);
-/* EDDY_GRID_EXTENT_VORTONS_CUBIC: cubic cells of edge `edge` covering
- * [lo, hi] and centred on it, a power of two of them along each axis; the
- * edge is doubled (all axes at once) while there are more than max_cells. */
+/* EDDY_GRID_EXTENT_VORTONS_CUBIC: cubic cells of edge `edge`, the fewest
+ * along each axis that cover [lo, hi] (any count, not a power of two),
+ * centred on it; the edge is doubled (all axes at once) while there are
+ * more than max_cells. The tree's levels above halve such counts rounding
+ * up (eddy_grid_decimate, grid_child_count). */
 void eddy_grid_define_cubic(grid_shape *g, const float lo[3], const float hi[3], float edge,
                             int64_t max_cells);
 /* The most cells, and points, a grid eddy_grid_define sizes for target_cells
@@ -117,6 +119,16 @@ void eddy_grid_define_cubic(grid_shape *g, const float lo[3], const float hi[3],
  * the arrays then grow to need only). */
 int eddy_grid_cell_bound(int target_cells);
 int eddy_grid_point_bound(int target_cells);
+/* The children along axis a of cell p of `parent`, a layer over `child`:
+ * where the parent halved the axis, cells 2p and 2p + 1 (the last alone
+ * where the child's count is odd), else cell p. The stride is 2 or 1. */
+static inline int grid_child_stride(const grid_shape *child, const grid_shape *parent, int a) {
+    return parent->cells[a] == child->cells[a] ? 1 : 2;
+}
+static inline int grid_child_count(const grid_shape *child, const grid_shape *parent, int a, int p) {
+    const int s = grid_child_stride(child, parent, a), left = child->cells[a] - p * s;
+    return left < s ? left : s;
+}
 /* Parent layer: cell counts halved (min 1), same min/extent. */
 void eddy_grid_decimate(grid_shape *parent, const grid_shape *child);
 /* Parent layer for cells as near cubic as the counts allow: only the axes

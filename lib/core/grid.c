@@ -69,7 +69,7 @@ void eddy_grid_define_cubic(grid_shape *g, const float lo[3], const float hi[3],
     for (;;) {
         int64_t product = 1;
         for (int a = 0; a < 3; ++a) {
-            g->cells[a] = next_pow2(cells_covering(hi[a] - lo[a], edge));
+            g->cells[a] = cells_covering(hi[a] - lo[a], edge);
             product *= g->cells[a];
         }
         if (product <= max_cells || product == 1 || !(edge < 1e29f)) break;
@@ -104,12 +104,20 @@ int eddy_grid_point_bound(int target_cells) {
 /* The parent layer with the axes in `halve` (bit a: axis a) halved. */
 static void coarsen_axes(grid_shape *parent, const grid_shape *child, unsigned halve) {
     for (int a = 0; a < 3; ++a) {
+        const int c = child->cells[a];
+        const bool halved = (halve >> a & 1u) && c > 1;
         parent->min[a] = child->min[a];
-        parent->extent[a] = child->extent[a];
-        parent->cells[a] = (halve >> a & 1u) && child->cells[a] > 1 ? child->cells[a] / 2
-                                                                     : child->cells[a];
+        parent->cells[a] = halved ? (c + 1) / 2 : c;
         parent->points[a] = parent->cells[a] + 1;
-        parent->spacing[a] = parent->extent[a] / (float)parent->cells[a];
+        if (halved && c % 2 != 0) {
+            /* an odd count (the cubic grid's): the last parent cell holds one
+             * child and reaches a child cell past the layer below */
+            parent->spacing[a] = 2.0f * child->spacing[a];
+            parent->extent[a] = parent->spacing[a] * (float)parent->cells[a];
+        } else {
+            parent->extent[a] = child->extent[a];
+            parent->spacing[a] = parent->extent[a] / (float)parent->cells[a];
+        }
         parent->inv_spacing[a] =
             parent->extent[a] > 0.0f ? (float)parent->cells[a] / parent->extent[a] : 0.0f;
     }

@@ -75,16 +75,18 @@ typedef struct upper_job {
 static void upper_chunk(int chunk, int begin, int end, void *context) {
     const upper_job *job = context;
     const grid_shape *cg = job->child_grid, *pg = job->parent_grid;
-    const int dec[3] = {cg->cells[0] / pg->cells[0], cg->cells[1] / pg->cells[1],
-                        cg->cells[2] / pg->cells[2]};
+    const int dec[3] = {grid_child_stride(cg, pg, 0), grid_child_stride(cg, pg, 1),
+                        grid_child_stride(cg, pg, 2)};
     for (int c = begin; c < end; ++c) {
         int pi = c % pg->cells[0], pj = (c / pg->cells[0]) % pg->cells[1];
         int pk = c / (pg->cells[0] * pg->cells[1]);
+        const int n[3] = {grid_child_count(cg, pg, 0, pi), grid_child_count(cg, pg, 1, pj),
+                          grid_child_count(cg, pg, 2, pk)};
         supervorton s = {0};
         float wsum = 0.0f;
-        for (int dz = 0; dz < dec[2]; ++dz)
-            for (int dy = 0; dy < dec[1]; ++dy)
-                for (int dx = 0; dx < dec[0]; ++dx) {
+        for (int dz = 0; dz < n[2]; ++dz)
+            for (int dy = 0; dy < n[1]; ++dy)
+                for (int dx = 0; dx < n[0]; ++dx) {
                     int ci = pi * dec[0] + dx, cj = pj * dec[1] + dy, ck = pk * dec[2] + dz;
                     const supervorton *ch =
                         &job->child[ci + cg->cells[0] * (cj + cg->cells[1] * ck)];
@@ -215,16 +217,18 @@ static inline bool near_cell(const grid_shape *g, int a, int index, float q) {
 static void tree_descend(const influence_tree *t, int level, const int p[3], float qx, float qy,
                          float qz, float a, float c, vec3 *u) {
     const grid_shape *g = &t->layer[level], *pg = &t->layer[level + 1];
-    const int dec[3] = {g->cells[0] / pg->cells[0], g->cells[1] / pg->cells[1],
-                        g->cells[2] / pg->cells[2]};
+    const int dec[3] = {grid_child_stride(g, pg, 0), grid_child_stride(g, pg, 1),
+                        grid_child_stride(g, pg, 2)};
+    const int n[3] = {grid_child_count(g, pg, 0, p[0]), grid_child_count(g, pg, 1, p[1]),
+                      grid_child_count(g, pg, 2, p[2])};
     const supervorton *cells = t->cells[level];
-    for (int dz = 0; dz < dec[2]; ++dz) {
+    for (int dz = 0; dz < n[2]; ++dz) {
         int ck = p[2] * dec[2] + dz;
         bool in_z = near_cell(g, 2, ck, qz);
-        for (int dy = 0; dy < dec[1]; ++dy) {
+        for (int dy = 0; dy < n[1]; ++dy) {
             int cj = p[1] * dec[1] + dy;
             bool in_yz = in_z && near_cell(g, 1, cj, qy);
-            for (int dx = 0; dx < dec[0]; ++dx) {
+            for (int dx = 0; dx < n[0]; ++dx) {
                 int ci = p[0] * dec[0] + dx;
                 if (level > 0 && in_yz && near_cell(g, 0, ci, qx)) {
                     const int child[3] = {ci, cj, ck};
@@ -344,16 +348,18 @@ static void upper_moment_chunk(int chunk, int begin, int end, void *context) {
     const moment_job *job = context;
     const influence_tree *t = job->t;
     const grid_shape *cg = &t->layer[job->level - 1], *pg = &t->layer[job->level];
-    const int dec[3] = {cg->cells[0] / pg->cells[0], cg->cells[1] / pg->cells[1],
-                        cg->cells[2] / pg->cells[2]};
+    const int dec[3] = {grid_child_stride(cg, pg, 0), grid_child_stride(cg, pg, 1),
+                        grid_child_stride(cg, pg, 2)};
     for (int c = begin; c < end; ++c) {
         int pi = c % pg->cells[0], pj = (c / pg->cells[0]) % pg->cells[1];
         int pk = c / (pg->cells[0] * pg->cells[1]);
+        const int n[3] = {grid_child_count(cg, pg, 0, pi), grid_child_count(cg, pg, 1, pj),
+                          grid_child_count(cg, pg, 2, pk)};
         const supervorton *s = &t->cells[job->level][c];
         float m[TREE_MOMENTS] = {0};
-        for (int dz = 0; dz < dec[2] && s->weight > 0.0f; ++dz)
-            for (int dy = 0; dy < dec[1]; ++dy)
-                for (int dx = 0; dx < dec[0]; ++dx) {
+        for (int dz = 0; dz < n[2] && s->weight > 0.0f; ++dz)
+            for (int dy = 0; dy < n[1]; ++dy)
+                for (int dx = 0; dx < n[0]; ++dx) {
                     int ci = pi * dec[0] + dx, cj = pj * dec[1] + dy, ck = pk * dec[2] + dz;
                     int child = ci + cg->cells[0] * (cj + cg->cells[1] * ck);
                     const supervorton *ch = &t->cells[job->level - 1][child];

@@ -76,19 +76,21 @@ static void descend_lanes(descend_eval *e, int level, const int p[3],
                           const vm active[DESCEND_GROUPS]) {
     const influence_tree *t = e->t;
     const grid_shape *g = &t->layer[level], *pg = &t->layer[level + 1];
-    const int dec[3] = {g->cells[0] / pg->cells[0], g->cells[1] / pg->cells[1],
-                        g->cells[2] / pg->cells[2]};
+    const int dec[3] = {grid_child_stride(g, pg, 0), grid_child_stride(g, pg, 1),
+                        grid_child_stride(g, pg, 2)};
+    const int n[3] = {grid_child_count(g, pg, 0, p[0]), grid_child_count(g, pg, 1, p[1]),
+                      grid_child_count(g, pg, 2, p[2])};
     const supervorton *cells = t->cells[level];
-    for (int dz = 0; dz < dec[2]; ++dz) {
+    for (int dz = 0; dz < n[2]; ++dz) {
         const int ck = p[2] * dec[2] + dz;
         vm in_z[DESCEND_GROUPS];
         for (int k = 0; k < DESCEND_GROUPS; ++k) in_z[k] = near_lanes(g, 2, ck, e->qz[k]);
-        for (int dy = 0; dy < dec[1]; ++dy) {
+        for (int dy = 0; dy < n[1]; ++dy) {
             const int cj = p[1] * dec[1] + dy;
             vm in_yz[DESCEND_GROUPS];
             for (int k = 0; k < DESCEND_GROUPS; ++k)
                 in_yz[k] = vm_and(in_z[k], near_lanes(g, 1, cj, e->qy[k]));
-            for (int dx = 0; dx < dec[0]; ++dx) {
+            for (int dx = 0; dx < n[0]; ++dx) {
                 const int ci = p[0] * dec[0] + dx;
                 vm open[DESCEND_GROUPS], take[DESCEND_GROUPS];
                 unsigned any_open = 0, any_take = 0;

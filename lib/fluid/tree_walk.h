@@ -196,11 +196,13 @@ static void tile_cell(tile_eval *e, unsigned mask, int level, const int idx[3]);
 /* The children of cell idx at `level`, z outer, y, x inner. */
 static void tile_children(tile_eval *e, unsigned mask, int level, const int idx[3]) {
     const grid_shape *g = &e->t->layer[level - 1], *pg = &e->t->layer[level];
-    const int dec[3] = {g->cells[0] / pg->cells[0], g->cells[1] / pg->cells[1],
-                        g->cells[2] / pg->cells[2]};
-    for (int dz = 0; dz < dec[2]; ++dz)
-        for (int dy = 0; dy < dec[1]; ++dy)
-            for (int dx = 0; dx < dec[0]; ++dx) {
+    const int dec[3] = {grid_child_stride(g, pg, 0), grid_child_stride(g, pg, 1),
+                        grid_child_stride(g, pg, 2)};
+    const int n[3] = {grid_child_count(g, pg, 0, idx[0]), grid_child_count(g, pg, 1, idx[1]),
+                      grid_child_count(g, pg, 2, idx[2])};
+    for (int dz = 0; dz < n[2]; ++dz)
+        for (int dy = 0; dy < n[1]; ++dy)
+            for (int dx = 0; dx < n[0]; ++dx) {
                 const int child[3] = {idx[0] * dec[0] + dx, idx[1] * dec[1] + dy,
                                       idx[2] * dec[2] + dz};
                 tile_cell(e, mask, level - 1, child);
