@@ -1010,6 +1010,103 @@ Test(tree, multipole_counts_every_vorton_once) {
 }
 
 
+/* The cubic grid of EDDY_GRID_EXTENT_VORTONS_CUBIC: even counts that are not
+ * powers of two (here 26 x 18 x 10), whose levels above halve odd counts
+ * rounding up (13 -> 7 -> 4, 9 -> 5 -> 3, 5 -> 3 -> 2), the last cell of
+ * such a level holding one child. Every upper cell sums exactly its
+ * children (grid_child_count), the root holds the total vorticity, and
+ * the multipole walk with every cell opened takes each vorton once. */
+Test(tree, odd_levels_of_a_cubic_grid_count_every_vorton_once) {
+    particle_array v;
+    scene_uniform(&v, 300, 2.0f, 0.5f, 11);
+    built b;
+    memset(&b, 0, sizeof b);
+    const float lo[3] = {-1.3f, -0.9f, -0.5f}, hi[3] = {1.3f, 0.9f, 0.5f};
+    eddy_grid_define_cubic(&b.grid, lo, hi, 0.1f, 1 << 20);
+    cr_assert(b.grid.cells[0] == 26 && b.grid.cells[1] == 18 && b.grid.cells[2] == 10,
+              "cells %d x %d x %d", b.grid.cells[0], b.grid.cells[1], b.grid.cells[2]);
+    for (int i = 0; i < v.count; ++i) { /* the cloud is 2 m across: squeeze it into the box */
+        v.px[i] *= 1.2f;
+        v.py[i] *= 0.8f;
+        v.pz[i] *= 0.45f;
+    }
+    cr_assert(eddy_partition_build(&b.part, NULL, &b.grid, &v));
+    multipole_tree(&b, &v);
+    const influence_tree *t = &b.tree;
+    bool odd = false;
+    for (int l = 1; l < t->levels; ++l) {
+        const grid_shape *pg = &t->layer[l], *cg = &t->layer[l - 1];
+        for (int a = 0; a < 3; ++a) {
+            odd = odd || (cg->cells[a] > 1 && cg->cells[a] % 2 != 0);
+            cr_assert(pg->cells[a] == cg->cells[a] || pg->cells[a] == (cg->cells[a] + 1) / 2);
+            cr_assert_geq(pg->min[a] + pg->extent[a], cg->min[a] + cg->extent[a] * (1.0f - 1e-6f));
+        }
+        for (int c = 0; c < grid_cell_count(pg); ++c) {
+            const int p[3] = {c % pg->cells[0], (c / pg->cells[0]) % pg->cells[1],
+                              c / (pg->cells[0] * pg->cells[1])};
+            double w[3] = {0.0, 0.0, 0.0};
+            for (int dz = 0; dz < grid_child_count(cg, pg, 2, p[2]); ++dz)
+                for (int dy = 0; dy < grid_child_count(cg, pg, 1, p[1]); ++dy)
+                    for (int dx = 0; dx < grid_child_count(cg, pg, 0, p[0]); ++dx) {
+                        const int idx[3] = {p[0] * grid_child_stride(cg, pg, 0) + dx,
+                                            p[1] * grid_child_stride(cg, pg, 1) + dy,
+                                            p[2] * grid_child_stride(cg, pg, 2) + dz};
+                        cr_assert(idx[0] < cg->cells[0] && idx[1] < cg->cells[1] &&
+                                  idx[2] < cg->cells[2]);
+                        const supervorton *ch = &t->cells[l - 1][cell_index(cg, idx)];
+                        w[0] += (double)ch->wx;
+                        w[1] += (double)ch->wy;
+                        w[2] += (double)ch->wz;
+                    }
+            const supervorton *sv = &t->cells[l][c];
+            const double got[3] = {sv->wx, sv->wy, sv->wz};
+            for (int a = 0; a < 3; ++a)
+                cr_assert(fabs(got[a] - w[a]) <= 1e-5 * (1.0 + fabs(w[a])), "level %d cell %d", l, c);
+        }
+    }
+    cr_assert(odd, "some level above has an odd count");
+    const supervorton *root = &t->cells[t->levels - 1][0];
+    double tot[3] = {0.0, 0.0, 0.0}, abs_sum = 0.0;
+    for (int i = 0; i < v.count; ++i) {
+        tot[0] += (double)v.wx[i];
+        tot[1] += (double)v.wy[i];
+        tot[2] += (double)v.wz[i];
+        abs_sum += norm3d((double)v.wx[i], (double)v.wy[i], (double)v.wz[i]);
+    }
+    const double rootw[3] = {root->wx, root->wy, root->wz};
+    for (int a = 0; a < 3; ++a)
+        cr_assert(fabs(rootw[a] - tot[a]) <= 1e-5 * abs_sum, "root axis %d", a);
+    /* every cell opened (theta 0.01): the walk is the direct sum */
+    const int np = grid_point_count(&b.grid);
+    vec3 *u = malloc(sizeof(vec3) * (size_t)np);
+    cr_assert_not_null(u);
+    multipole_field(&b, &v, 0.01f, 0.05f, 1.0f, u);
+    double worst = 0.0;
+    for (int q = 0; q < np; q += 7) {
+        float x[3];
+        point_position(&b.grid, q, x);
+        vec3 ud = {0.0f, 0.0f, 0.0f};
+        double scale = 0.0;
+        for (int i = 0; i < v.count; ++i) {
+            vec3 one = {0.0f, 0.0f, 0.0f};
+            kernel_accumulate(&one, x[0], x[1], x[2], v.px[i], v.py[i], v.pz[i], v.wx[i], v.wy[i],
+                              v.wz[i], 0.05f, 1.0f);
+            ud.x += one.x;
+            ud.y += one.y;
+            ud.z += one.z;
+            scale += norm3d((double)one.x, (double)one.y, (double)one.z);
+        }
+        worst = fmax(worst, norm3d((double)(u[q].x - ud.x), (double)(u[q].y - ud.y),
+                                   (double)(u[q].z - ud.z)) / (scale + 1e-30));
+    }
+    cr_log_info("cubic grid %d x %d x %d, %d levels: every cell opened, worst %.3g relative",
+                b.grid.cells[0], b.grid.cells[1], b.grid.cells[2], t->levels, worst);
+    cr_assert(worst <= 2e-5, "worst %.3g", worst);
+    free(u);
+    built_free(&b);
+    eddy_particles_free(&v);
+}
+
 typedef void tile_walk_fn(const influence_tree *, const particle_array *, const partition *,
                           const tree_tile *, float, float, float,
                           vec3[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]);

@@ -69,7 +69,8 @@ void eddy_grid_define_cubic(grid_shape *g, const float lo[3], const float hi[3],
     for (;;) {
         int64_t product = 1;
         for (int a = 0; a < 3; ++a) {
-            g->cells[a] = cells_covering(hi[a] - lo[a], edge);
+            const int c = cells_covering(hi[a] - lo[a], edge);
+            g->cells[a] = c > 1 && c % 2 != 0 ? c + 1 : c; /* even: see core.h */
             product *= g->cells[a];
         }
         if (product <= max_cells || product == 1 || !(edge < 1e29f)) break;
