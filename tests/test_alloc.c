@@ -121,9 +121,13 @@ static long long calls(void) { return atomic_load(&g_count.calls); }
 static void fail_at(long long n) { atomic_store(&g_count.fail_at, n); }
 
 /* ---------------------------------------------------------------- helpers */
+/* The grid the scene worlds take (a test runs in a process of its own). */
+static eddy_grid_extent g_grid_extent = EDDY_GRID_EXTENT_VORTONS;
+
 static eddy_world *scene_world(const char *scene, int workers) {
     eddy_world_def base = eddy_world_def_default();
     base.worker_count = workers;
+    base.grid_extent = g_grid_extent;
     eddy_world *w = NULL;
     cr_assert_eq(eddy_scene_create(scene, &base, &w), EDDY_OK, "%s: %s", scene,
                  eddy_last_error_message());
@@ -203,11 +207,16 @@ Test(alloc, the_hook_cannot_change_under_live_blocks) {
 typedef struct steady_case {
     char scene[24];
     int workers;
+    eddy_grid_extent grid; /* the cubic cells reserve their own bound (core.h) */
 } steady_case;
 
 ParameterizedTestParameters(alloc, a_steady_state_step_allocates_nothing) {
     static steady_case cases[] = {
-        {"plume_plate", 1}, {"plume_plate", 4}, {"noise_cloud", 1}, {"noise_cloud", 4}};
+        {"plume_plate", 1, EDDY_GRID_EXTENT_VORTONS},
+        {"plume_plate", 4, EDDY_GRID_EXTENT_VORTONS},
+        {"noise_cloud", 1, EDDY_GRID_EXTENT_VORTONS},
+        {"noise_cloud", 4, EDDY_GRID_EXTENT_VORTONS},
+        {"plume_plate", 2, EDDY_GRID_EXTENT_VORTONS_CUBIC}};
     return cr_make_param_array(steady_case, cases, sizeof cases / sizeof cases[0]);
 }
 
@@ -239,6 +248,7 @@ static void peak_run(const char *scene, int workers, peak *p) {
 
 ParameterizedTest(steady_case *c, alloc, a_steady_state_step_allocates_nothing, .timeout = 600) {
     hook_setup();
+    g_grid_extent = c->grid;
     /* A first run gives the peak counts (a game would take them from a
      * playtest); the world then reserves them plus one step's growth and
      * a margin for the emitters' rounding (eddy.h, eddy_world_reserve:
