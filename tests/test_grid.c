@@ -42,29 +42,31 @@ static void expect_cells(const grid_shape *g, int cx, int cy, int cz) {
 /* ---------------------------------------------------------------- sizing */
 
 /* EDDY_GRID_EXTENT_VORTONS_CUBIC's grid: every cell a cube of the edge asked
- * for, the fewest along each axis that cover [lo, hi] rounded up to an even
- * count, with the box in the middle; the edge doubles while there are more
- * than max_cells. */
+ * for, the fewest along each axis that cover [lo, hi] with half a cell to
+ * spare, the box in the middle but for a quarter cell (more room below than
+ * above by half a cell); the edge doubles while there are more than
+ * max_cells. */
 Test(grid, define_cubic_covers_the_box_with_cubes) {
     grid_shape g;
     const float lo[3] = {-0.76f, 10.0f, 3.25f}, hi[3] = {0.76f, 11.52f, 3.57f};
     eddy_grid_define_cubic(&g, lo, hi, 0.0625f, 1 << 20);
-    /* 1.52 / 0.0625 = 24.3 -> 25 -> 26; 0.32 / 0.0625 = 5.12 -> 6 */
-    expect_cells(&g, 26, 26, 6);
+    /* (1.52 + 0.03125) / 0.0625 = 24.8 -> 25; (0.32 + 0.03125) / 0.0625 = 5.62 -> 6 */
+    expect_cells(&g, 25, 25, 6);
     for (int a = 0; a < 3; ++a) {
         cr_expect_eq(g.spacing[a], 0.0625f, "axis %d: edge %.9g", a, (double)g.spacing[a]);
         cr_expect_eq(g.extent[a], (float)g.cells[a] * 0.0625f);
         cr_expect_leq(g.min[a], lo[a]);
         cr_expect_geq(g.min[a] + g.extent[a], hi[a]);
-        /* centred: the margins either side differ by rounding only */
+        /* a quarter cell below the middle: half a cell more room below */
         const double below = (double)lo[a] - (double)g.min[a],
                      above = (double)g.min[a] + (double)g.extent[a] - (double)hi[a];
-        cr_expect_lt(fabs(below - above), 1e-5, "axis %d: %.7g below, %.7g above", a, below, above);
+        cr_expect_lt(fabs(below - above - 0.03125), 1e-5, "axis %d: %.7g below, %.7g above", a,
+                     below, above);
     }
-    /* 26 * 26 * 6 = 4056 > 2048: the edge doubles once, 14 x 14 x 4 (1.52 / 0.125 = 12.2
-     * -> 13 -> 14, 0.32 / 0.125 = 2.56 -> 3 -> 4) */
+    /* 25 * 25 * 6 = 3750 > 2048: the edge doubles once, 13 x 13 x 4 ((1.52 + 0.0625) / 0.125
+     * = 12.7, (0.32 + 0.0625) / 0.125 = 3.06) */
     eddy_grid_define_cubic(&g, lo, hi, 0.0625f, 2048);
-    expect_cells(&g, 14, 14, 4);
+    expect_cells(&g, 13, 13, 4);
     for (int a = 0; a < 3; ++a) cr_expect_eq(g.spacing[a], 0.125f);
     /* a NaN or zero edge gives one cell, never a loop */
     eddy_grid_define_cubic(&g, lo, hi, NAN, 4096);

@@ -1010,10 +1010,10 @@ Test(tree, multipole_counts_every_vorton_once) {
 }
 
 
-/* The cubic grid of EDDY_GRID_EXTENT_VORTONS_CUBIC: even counts that are not
- * powers of two (here 26 x 18 x 10), whose levels above halve odd counts
- * rounding up (13 -> 7 -> 4, 9 -> 5 -> 3, 5 -> 3 -> 2), the last cell of
- * such a level holding one child. Every upper cell sums exactly its
+/* The cubic grid of EDDY_GRID_EXTENT_VORTONS_CUBIC: counts that are not
+ * powers of two (here 27 x 19 x 11), whose levels above halve odd counts
+ * rounding up (27 -> 14 -> 7 -> 4, 19 -> 10 -> 5 -> 3, 11 -> 6 -> 3 -> 2),
+ * the last cell of such a level holding one child. Every upper cell sums exactly its
  * children (grid_child_count), the root holds the total vorticity, and
  * the multipole walk with every cell opened takes each vorton once. */
 Test(tree, odd_levels_of_a_cubic_grid_count_every_vorton_once) {
@@ -1023,7 +1023,7 @@ Test(tree, odd_levels_of_a_cubic_grid_count_every_vorton_once) {
     memset(&b, 0, sizeof b);
     const float lo[3] = {-1.3f, -0.9f, -0.5f}, hi[3] = {1.3f, 0.9f, 0.5f};
     eddy_grid_define_cubic(&b.grid, lo, hi, 0.1f, 1 << 20);
-    cr_assert(b.grid.cells[0] == 26 && b.grid.cells[1] == 18 && b.grid.cells[2] == 10,
+    cr_assert(b.grid.cells[0] == 27 && b.grid.cells[1] == 19 && b.grid.cells[2] == 11,
               "cells %d x %d x %d", b.grid.cells[0], b.grid.cells[1], b.grid.cells[2]);
     for (int i = 0; i < v.count; ++i) { /* the cloud is 2 m across: squeeze it into the box */
         v.px[i] *= 1.2f;

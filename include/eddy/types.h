@@ -158,9 +158,9 @@ typedef enum eddy_grid_extent {
      * rotation of the vortons): a ring travels at the same speed whatever
      * its direction (within 1 %, where the default's power-of-two cell
      * counts per axis of the vortons' box give 2.6 % slower along (1,1,1)).
-     * The fewest cubes cover the box (an even count per axis), so a cloud
-     * that fills its box takes about one cell per vorton at any size (the
-     * step grows x17 from 4,096 to 65,536 vortons, x25 on the default grid);
+     * The fewest cubes cover the box (any count per axis), so a cloud that
+     * fills its box takes about one cell per vorton at any size (the step
+     * grows x14 from 4,096 to 65,536 vortons, x35 on the default grid);
      * a ring along a diagonal, which fills its box thinly, takes more cells
      * than on the default grid (docs/physics.md section 10.1). */
     EDDY_GRID_EXTENT_VORTONS_CUBIC = 2,

@@ -104,13 +104,16 @@ static inline int grid_cell_count(const grid_shape *g) {
  * axis, fewer than 8*target_cells), without libm (grid.c). */
 void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells);
 /* EDDY_GRID_EXTENT_VORTONS_CUBIC: cubic cells of edge `edge`, the fewest
- * along each axis that cover [lo, hi] rounded up to an even count (not a
- * power of two), centred on it; the edge is doubled (all axes at once)
- * while there are more than max_cells. Why even: with odd counts the
- * container_layers scene at rest overturned by frame 129 (with the treecode
- * and with direct summation alone), with even ones it stays at rest; not
- * understood (docs/physics.md, findings). The tree's levels above halve odd
- * counts rounding up (eddy_grid_decimate, grid_child_count). */
+ * along each axis (any count, not a power of two) that cover [lo, hi] with
+ * half a cell to spare, placed centred and then a quarter cell down each
+ * axis; the edge is doubled (all axes at once) while there are more than
+ * max_cells. Why the quarter cell: the edge is the vortons' mean spacing,
+ * so a lattice of vortons centred in the box lies either on the cells'
+ * faces or in their middles, and on the faces a fluid at rest
+ * (container_layers) overturned by frame 129; a quarter cell off, neither
+ * parity of the lattice lies on a face (docs/physics.md, finding 7). The
+ * tree's levels above halve odd counts rounding up (eddy_grid_decimate,
+ * grid_child_count). */
 void eddy_grid_define_cubic(grid_shape *g, const float lo[3], const float hi[3], float edge,
                             int64_t max_cells);
 /* The most cells, and points, a grid eddy_grid_define sizes for target_cells

@@ -69,8 +69,7 @@ void eddy_grid_define_cubic(grid_shape *g, const float lo[3], const float hi[3],
     for (;;) {
         int64_t product = 1;
         for (int a = 0; a < 3; ++a) {
-            const int c = cells_covering(hi[a] - lo[a], edge);
-            g->cells[a] = c > 1 && c % 2 != 0 ? c + 1 : c; /* even: see core.h */
+            g->cells[a] = cells_covering(hi[a] - lo[a] + 0.5f * edge, edge);
             product *= g->cells[a];
         }
         if (product <= max_cells || product == 1 || !(edge < 1e29f)) break;
@@ -78,7 +77,8 @@ void eddy_grid_define_cubic(grid_shape *g, const float lo[3], const float hi[3],
     }
     for (int a = 0; a < 3; ++a) {
         g->extent[a] = (float)g->cells[a] * edge;
-        g->min[a] = lo[a] - 0.5f * (g->extent[a] - (hi[a] - lo[a]));
+        /* centred, then a quarter cell down: see core.h */
+        g->min[a] = lo[a] - 0.5f * (g->extent[a] - (hi[a] - lo[a])) - 0.25f * edge;
         g->points[a] = g->cells[a] + 1;
         g->spacing[a] = edge;
         g->inv_spacing[a] = 1.0f / edge;
