@@ -535,16 +535,17 @@ static bool uses_heun(const eddy_world *w) {
  * vorton in the PSE lists); false: out of memory, no state changed. */
 static bool workload_reserve(eddy_world *w, int vortons, int tracers, int pse_pairs) {
     const bool far = eddy_grid_of_vortons(w);
+    const int grid_target = eddy_grid_reserve_target(w, vortons);
     return eddy_particles_reserve(&w->vortons, vortons) &&
            eddy_particles_reserve(&w->tracers, tracers) && scratch_reserve(w, vortons) &&
            (!uses_heun(w) || heun_reserve(w, vortons)) &&
-           eddy_grid_arrays_reserve(w, eddy_grid_point_bound(eddy_grid_reserve_target(w, vortons))) &&
-           eddy_partition_reserve(&w->part, eddy_grid_reserve_target(w, vortons)) &&
-           eddy_tree_reserve(&w->tree, eddy_grid_reserve_target(w, vortons), eddy_fluid_uses_moments(w)) &&
+           eddy_grid_arrays_reserve(w, eddy_grid_point_bound(grid_target)) &&
+           eddy_partition_reserve(&w->part, grid_target) &&
+           eddy_tree_reserve(&w->tree, grid_target, eddy_fluid_uses_moments(w)) &&
            eddy_pse_lists_reserve(w, vortons, pse_pairs) &&
            (!far || eddy_far_flags_reserve(w, tracers)) &&
            (!w->def.hash_every_step || eddy_hash_reserve(w, vortons, tracers)) &&
-           eddy_partials_reserve(w, partials_bound(vortons, tracers, eddy_grid_reserve_target(w, vortons))) != NULL;
+           eddy_partials_reserve(w, partials_bound(vortons, tracers, grid_target)) != NULL;
 }
 
 /* The most particles one emitter at `rate` can give over a step of

@@ -498,8 +498,11 @@ typedef struct eddy_world {
 static inline bool eddy_grid_of_vortons(const eddy_world *w) {
     return w->def.grid_extent != EDDY_GRID_EXTENT_ALL_PARTICLES;
 }
-/* The vorton count the grid arrays are reserved for: the cubic grid may
- * take up to 16 cells per vorton, twice eddy_grid_define's bound. */
+/* The most cells per vorton EDDY_GRID_EXTENT_VORTONS_CUBIC's grid takes
+ * (lib/fluid/velocity.c), twice eddy_grid_define's bound. */
+enum { GRID_CUBIC_MAX_CELLS_PER_VORTON = 16 };
+/* The vorton count the grid arrays are reserved for: twice the vortons for
+ * the cubic grid, whose bound is twice eddy_grid_define's. */
 static inline int eddy_grid_reserve_target(const eddy_world *w, int vortons) {
     return w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS_CUBIC && vortons < (1 << 29) ? 2 * vortons
                                                                                         : vortons;

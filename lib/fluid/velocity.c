@@ -77,8 +77,7 @@ bool eddy_phase_build_grid(eddy_world *w) {
         hi[a] += margin;
     }
     const bool cubic = w->def.grid_extent == EDDY_GRID_EXTENT_VORTONS_CUBIC;
-    float edge = 0.0f;
-    const int64_t max_cells = 16 * (int64_t)w->vortons.count;
+    const int64_t max_cells = GRID_CUBIC_MAX_CELLS_PER_VORTON * (int64_t)w->vortons.count;
     if (cubic) {
         /* One cell per vorton over the volume the vortons' second moments
          * span, each vorton a cube of 2r (so a sheet or a line of vortons,
@@ -87,8 +86,8 @@ bool eddy_phase_build_grid(eddy_world *w) {
                                  0.5f * (lo[2] + hi[2])};
         const float volume = eddy_vortons_spread_volume(w, centre, 2.0f * w->def.vorton_radius);
         if (volume < 0.0f) return false;
-        edge = eddy_cbrtf(volume / (float)w->vortons.count);
-        eddy_grid_define_cubic(&w->grid, lo, hi, edge, max_cells);
+        eddy_grid_define_cubic(&w->grid, lo, hi, eddy_cbrtf(volume / (float)w->vortons.count),
+                               max_cells);
     } else {
         eddy_grid_define(&w->grid, lo, hi, w->vortons.count);
     }
