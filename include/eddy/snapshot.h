@@ -15,15 +15,15 @@ extern "C" {
 #endif
 
 /* Definition encoding 2 adds the treecode traversal, 3 the vorton step, 4 the
- * diffusion and the body coupling, 5 the grid's extent; eddy
- * writes each definition in the oldest version that holds it (1 for the
- * original traversal with Euler's step, 2 for another traversal) and reads
- * all five. */
+ * diffusion and the body coupling, 5 the grid's extent, 6 the vorticity
+ * alignment; eddy writes each definition in the oldest version that holds it
+ * (1 for the original traversal with Euler's step, 2 for another traversal)
+ * and reads all six. */
 /* Input encoding 2 adds blasts and bullets; an input without them is
  * written in version 1 (so older replays' bytes never change) and both are
  * read. Snapshots of a world with an active blast carry an extra section
  * (BLST) that builds before it refuse as trailing bytes. */
-enum { EDDY_SNAPSHOT_VERSION = 1, EDDY_INPUT_ENCODING_VERSION = 2, EDDY_DEF_ENCODING_VERSION = 5 };
+enum { EDDY_SNAPSHOT_VERSION = 1, EDDY_INPUT_ENCODING_VERSION = 2, EDDY_DEF_ENCODING_VERSION = 6 };
 
 /* Growable byte buffer owned by the caller (free with eddy_bytes_free). */
 typedef struct eddy_bytes {

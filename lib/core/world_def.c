@@ -98,6 +98,9 @@ eddy_status eddy_world_def_validate(const eddy_world_def *d, char *message, size
     DEF_CHECK(eddy_within(d->stretch_gain, -EDDY_MAX_GAIN, EDDY_MAX_GAIN),
               "stretch_gain %g must be in [-%g, %g]", (double)d->stretch_gain,
               (double)EDDY_MAX_GAIN, (double)EDDY_MAX_GAIN);
+    DEF_CHECK(eddy_within(d->vorticity_alignment, 0.0f, EDDY_MAX_ALIGNMENT),
+              "vorticity_alignment %g must be in [0, %g]", (double)d->vorticity_alignment,
+              (double)EDDY_MAX_ALIGNMENT);
     DEF_CHECK(eddy_within(d->mollify_length_scale, 0.0f, EDDY_MAX_COORDINATE),
               "mollify_length_scale %g must be in [0, %g]", (double)d->mollify_length_scale,
               (double)EDDY_MAX_COORDINATE);

@@ -40,13 +40,31 @@
  * none (a new vorton, or one whose vorticity a wall reassigned: lib/bodies/collide.c):
  * that vorton takes its own rate, Euler's start.
  *
+ * Alignment (eddy_world_def.vorticity_alignment, kappa; off by default).
+ * A vorton carries its vorticity along its own path; over many turns of a
+ * strong core the vortons' vorticity stops being the vorticity of the flow
+ * they induce (the continuum's omega = curl u), and the part of it that the
+ * flow does not account for is still stretched by the resolved gradient:
+ * nothing bounds its growth, and a strong ring breaks up after some 35 core
+ * turns (docs/physics.md section 9.3). With kappa > 0 each vorton's
+ * vorticity then turns toward the resolved vorticity c = curl u at the
+ * vorton, taken from the same interpolated Jacobian rows, keeping its
+ * magnitude: omega' = |omega| n / |n| with n = (1 - f) omega_hat + f c_hat,
+ * f = 1 - exp(-kappa |c| dt), so a vorton aligns within about 1 / kappa
+ * turns of the local rotation, whatever the tick rate. A relaxation toward
+ * the resolved field, as particle methods use against this drift, restricted
+ * to the direction: the magnitude (and so the vorton's share of enstrophy)
+ * is left to the stretching, and no quadrature volume of the vortons enters.
+ * It runs with the stretching only (stretch_gain != 0): without stretching
+ * the drift does not grow.
+ *
  * Total vorticity. The continuum's stretching keeps sum omega V: (omega .
  * grad) u = div(u omega) since div omega = 0, so its integral vanishes. The
  * Jacobian differenced on the grid and interpolated does not, and the change
  * is not small where the flow is sharp: next to a spinning ball it moved the
  * body + fluid angular momentum by 3.4 % in 300 frames, where the walls'
  * exchange itself is exact (tests/test_coupling.c). So the phase measures
- * what the stretching (not the Coriolis term) added to the sum, D = sum of
+ * what the stretching and the alignment (not the Coriolis term) added to the sum, D = sum of
  * the vortons' changes d_i, and takes it back from the vortons it changed in
  * proportion to how much it changed each: omega_i -= D |d_i| / sum |d_j|.
  * A vorton the stretching left alone (a still one, or stretching off) is
@@ -107,6 +125,18 @@ static vec3 stretch_tilt(vec3 o, vec3 s, float h) {
     return v3_add(v3_scale(o, grow * c), v3_scale(p, grow * m * sn / plen));
 }
 
+/* Turns o toward the direction of the resolved vorticity c by the fraction
+ * f = 1 - exp(-kappa_dt |c|), keeping |o| (design note: Alignment). A
+ * vorton opposite to c at exactly f = 1/2 is left as it is. */
+static vec3 align_to(vec3 o, vec3 c, float kappa_dt) {
+    const float ol = v3_length(o), cl = v3_length(c);
+    if (!(ol > 0.0f) || !(cl > 0.0f)) return o;
+    const float f = 1.0f - eddy_expf(-kappa_dt * cl);
+    const vec3 n = v3_add(v3_scale(o, (1.0f - f) / ol), v3_scale(c, f / cl));
+    const float nl = v3_length(n);
+    return nl > 0.0f ? v3_scale(n, ol / nl) : o;
+}
+
 /* One chunk's share of the stretching's change to the total vorticity: the
  * sum of the vortons' changes, and the sum of their magnitudes (the weights
  * of the correction). */
@@ -119,6 +149,7 @@ typedef struct stretch_job {
     eddy_world *w;
     bool ab2;      /* EDDY_VORTON_STEP_STRETCH_AB2 */
     float gain_dt;
+    float align_dt;    /* kappa dt (vorticity_alignment), 0 without stretching */
     float coriolis_dt; /* 2 dt where a container turns, else 0 */
     float *weight;     /* per vorton: |change| of its vorticity by the stretching */
     stretch_sum *sums; /* per chunk */
@@ -162,6 +193,10 @@ static void stretch_chunk(int chunk, int begin, int end, void *context) {
         vec3 o1 = o;
         if (job->gain_dt != 0.0f) {
             o1 = stretch_tilt(o, rate, job->gain_dt);
+            if (job->align_dt != 0.0f) {
+                const vec3 curl = {gy.z - gz.y, gz.x - gx.z, gx.y - gy.x};
+                o1 = align_to(o1, curl, job->align_dt);
+            }
             const vec3 d = v3_sub(o1, o);
             const float m = v3_length(d);
             job->weight[i] = m;
@@ -210,7 +245,8 @@ void eddy_phase_stretch(eddy_world *w, float dt) {
     if (w->def.stretch_gain == 0.0f && coriolis_dt == 0.0f) return;
     const bool ab2 = w->def.vorton_step == EDDY_VORTON_STEP_STRETCH_AB2 && w->def.stretch_gain != 0.0f;
     const int n = w->vortons.count;
-    stretch_job sj = {w, ab2, w->def.stretch_gain * dt, coriolis_dt, w->scratch[0],
+    const float align_dt = w->def.stretch_gain != 0.0f ? w->def.vorticity_alignment * dt : 0.0f;
+    stretch_job sj = {w, ab2, w->def.stretch_gain * dt, align_dt, coriolis_dt, w->scratch[0],
                       eddy_partials_reserve(w, eddy_stretch_partials_bytes(n)), {0.0f, 0.0f, 0.0f}};
     EDDY_ASSERT(sj.sums != NULL); /* reserved with the vortons (scratch_reserve) */
     eddy_parallel_for(&w->tasks, n, STRETCH_CHUNK, stretch_chunk, &sj);

@@ -276,21 +276,26 @@ static const uint8_t def_magic[4] = {'E', 'D', 'E', 'F'};
  * wrote them ran. Version 5 (149 bytes): version 4's, then grid_extent
  * (u32), written for a grid from the vortons (the default); versions 1 to 4
  * predate the choice and decode to EDDY_GRID_EXTENT_ALL_PARTICLES, the grid
- * they were stepped with. */
+ * they were stepped with. Version 6 (153 bytes): version 5's, then
+ * vorticity_alignment (f32), written only for a non-zero alignment; versions
+ * 1 to 5 decode to 0, the step they were stepped with. */
 enum {
     DEF_ENCODED_SIZE_V1 = 125,
     DEF_ENCODED_SIZE_V2 = 133,
     DEF_ENCODED_SIZE_V3 = 137,
     DEF_ENCODED_SIZE_V4 = 145,
     DEF_ENCODED_SIZE_V5 = 149,
+    DEF_ENCODED_SIZE_V6 = 153,
     DEF_VERSION_LEGACY = 1,
     DEF_VERSION_TRAVERSAL = 2,
     DEF_VERSION_STEP = 3,
-    DEF_VERSION_FLOW = 4
+    DEF_VERSION_FLOW = 4,
+    DEF_VERSION_GRID = 5
 };
 
 static uint32_t def_version_of(const eddy_world_def *d) {
-    if (d->grid_extent != EDDY_GRID_EXTENT_ALL_PARTICLES) return EDDY_DEF_ENCODING_VERSION;
+    if (d->vorticity_alignment != 0.0f) return EDDY_DEF_ENCODING_VERSION;
+    if (d->grid_extent != EDDY_GRID_EXTENT_ALL_PARTICLES) return DEF_VERSION_GRID;
     if (d->diffusion != EDDY_DIFFUSION_SEED || d->body_coupling != EDDY_BODY_COUPLING_TRACERS)
         return DEF_VERSION_FLOW;
     if (d->vorton_step != EDDY_VORTON_STEP_EULER) return DEF_VERSION_STEP;
@@ -335,6 +340,8 @@ static void put_def_fields(wire_writer *w, const eddy_world_def *d) {
     eddy_wire_put_u32(w, (uint32_t)d->body_coupling);
     if (def_version_of(d) == DEF_VERSION_FLOW) return;
     eddy_wire_put_u32(w, (uint32_t)d->grid_extent);
+    if (def_version_of(d) == DEF_VERSION_GRID) return;
+    eddy_wire_put_f32(w, d->vorticity_alignment);
 }
 
 eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
@@ -351,7 +358,8 @@ eddy_status eddy_world_def_encode(const eddy_world_def *def, eddy_bytes *out) {
                                             : version == DEF_VERSION_TRAVERSAL ? DEF_ENCODED_SIZE_V2
                                             : version == DEF_VERSION_STEP      ? DEF_ENCODED_SIZE_V3
                                             : version == DEF_VERSION_FLOW      ? DEF_ENCODED_SIZE_V4
-                                                                               : DEF_ENCODED_SIZE_V5));
+                                            : version == DEF_VERSION_GRID      ? DEF_ENCODED_SIZE_V5
+                                                                               : DEF_ENCODED_SIZE_V6));
     (void)start;
     return eddy_wire_writer_status(&w);
 }
@@ -397,6 +405,7 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
     d->diffusion = EDDY_DIFFUSION_SEED;
     d->body_coupling = EDDY_BODY_COUPLING_TRACERS;
     d->grid_extent = EDDY_GRID_EXTENT_ALL_PARTICLES;
+    d->vorticity_alignment = 0.0f; /* before version 6: no alignment */
     if (version == DEF_VERSION_LEGACY) {
         d->treecode_traversal = EDDY_TREECODE_ORIGINAL;
         d->treecode_opening_angle = EDDY_TREECODE_DEFAULT_OPENING_ANGLE;
@@ -431,6 +440,8 @@ static void get_def_fields(wire_reader *r, eddy_world_def *d, uint32_t version) 
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "grid_extent %u is not an eddy_grid_extent",
                   (unsigned)extent);
     else d->grid_extent = (eddy_grid_extent)extent;
+    if (version == DEF_VERSION_GRID) return;
+    d->vorticity_alignment = eddy_wire_get_f32(r, "vorticity_alignment");
 }
 
 static uint32_t get_def_header(wire_reader *r) {

@@ -632,3 +632,42 @@ Test(codec, grid_extent_is_written_in_version_5) {
     cr_assert_eq(out.grid_extent, EDDY_GRID_EXTENT_ALL_PARTICLES);
     eddy_bytes_free(&b);
 }
+
+/* A non-zero vorticity alignment is written in version 6: version 5's 149
+ * bytes and the alignment (f32); a definition without it keeps version 5 and
+ * its bytes, and versions 1 to 5 decode to 0. An alignment out of range is
+ * refused by the decoder's validation, naming the field. */
+Test(codec, vorticity_alignment_is_written_in_version_6) {
+    char message[256];
+    eddy_world_def d = eddy_world_def_default();
+    cr_assert_eq(d.vorticity_alignment, 0.0f, "off by default");
+    d.vorticity_alignment = 0.5f;
+    eddy_bytes b = {0};
+    cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
+    cr_assert_eq(b.size, 153, "version 6: version 5's 149 bytes + the alignment");
+    cr_assert_eq(b.data[4], 6, "version 6");
+    eddy_world_def out = eddy_world_def_default();
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.vorticity_alignment, 0.5f);
+    const float bad[] = {-1.0f, 17.0f, NAN};
+    for (int k = 0; k < 3; ++k) {
+        uint32_t u;
+        memcpy(&u, &bad[k], sizeof u);
+        for (int i = 0; i < 4; ++i) b.data[149 + i] = (uint8_t)(u >> (8 * i)); /* little-endian */
+        cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                     EDDY_ERROR_INVALID_DEF, "alignment %g", (double)bad[k]);
+        cr_assert(strstr(message, "vorticity_alignment") != NULL, "%s", message);
+    }
+    /* without it: version 5, decoding to 0 */
+    eddy_bytes_free(&b);
+    d.vorticity_alignment = 0.0f;
+    cr_assert_eq(eddy_world_def_encode(&d, &b), EDDY_OK);
+    cr_assert_eq(b.size, 149);
+    cr_assert_eq(b.data[4], 5, "version 5");
+    out.vorticity_alignment = 2.0f;
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(out.vorticity_alignment, 0.0f);
+    eddy_bytes_free(&b);
+}

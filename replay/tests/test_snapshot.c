@@ -405,7 +405,7 @@ Test(snapshot, restores_a_world_that_failed_nothing_and_frame_zero_allows_popula
 Test(snapshot, layout_guard_state_structures_unchanged) {
     /* 200: vorton_step, encoded in definition version 3 (lib/state/codec.c);
      * body_coupling (version 4) took padding. 208: grid_extent, encoded in
-     * definition version 5 */
+     * definition version 5; vorticity_alignment (version 6) took padding */
     cr_expect_eq(sizeof(eddy_world_def), 208, "eddy_world_def changed (%zu): encode the new "
                  "physical field in lib/state/codec.c or say why not", sizeof(eddy_world_def));
     /* 920: frame_acceleration and frame_angular_acceleration (lib/bodies/carry.c)
