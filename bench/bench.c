@@ -81,6 +81,7 @@ typedef struct bench_options {
     eddy_pin_policy pin;
     int treecode; /* -1: the world definition's default */
     float opening_angle; /* 0: the world definition's default */
+    float alignment;     /* eddy_world_def.vorticity_alignment (default 0) */
     int velocity; /* -1: the world definition's default, else an eddy_velocity_method */
     bool hash_at_end; /* tracers hashed at the end of the step, not by their advection */
     eddy_vorton_step step; /* eddy_world_def.vorton_step */
@@ -98,7 +99,9 @@ static void usage(FILE *out)
             "usage: eddy-bench [--scene NAME] [--threads LIST] [--frames N] [--warmup N]\n"
             "                  [--pin none|core|pu] [--treecode multipole|original]\n"
             "                  [--opening-angle THETA]\n"
-            "                  [--tracer-hash early|end] [--vorton-step euler|heun|stretch-ab2]\n"
+            "                  [--tracer-hash early|end]\n"
+            "                  [--vorton-step euler|heun|stretch-ab2|heun-adaptive]\n"
+            "                  [--alignment KAPPA]\n"
             "                  [--velocity treecode|treecode-vortons|direct-grid|\n"
             "                              direct-vortons]\n"
             "                  [--trace FILE] [--list] [--json] [--help] [--version]\n"
@@ -123,9 +126,11 @@ static void usage(FILE *out)
             "                  advection that wrote it, so the hash phase holds only the\n"
             "                  rest; end: every tracer hashed in the hash phase (to\n"
             "                  measure what hashing the state costs)\n"
-            "  --vorton-step S euler, heun or stretch-ab2: the vortons' step\n"
-            "                  (eddy_world_def.vorton_step, default: the definition's,\n"
-            "                  stretch-ab2; heun solves the velocity twice)\n"
+            "  --vorton-step S euler, heun, stretch-ab2 or heun-adaptive: the vortons'\n"
+            "                  step (eddy_world_def.vorton_step, default: the definition's,\n"
+            "                  stretch-ab2; heun solves the velocity twice, heun-adaptive\n"
+            "                  twice per substep, in substeps from the vorticity)\n"
+            "  --alignment K   eddy_world_def.vorticity_alignment, in [0, 16] (default 0)\n"
             "  --velocity M    treecode (default), treecode-vortons, direct-grid or\n"
             "                  direct-vortons: eddy_world_def.velocity_method\n"
             "                  (treecode-vortons walks the tree at the vortons too;\n"
@@ -207,6 +212,12 @@ static int options_parse(int argc, char **argv, bench_options *o)
             if (end == v || *end != '\0' || !(theta > 0.0f && theta <= 2.0f))
                 return fail_usage("--opening-angle", "expected a number above 0 and at most 2");
             o->opening_angle = theta;
+        } else if ((v = eddy_cli_option_value(argc, argv, &i, "--alignment", &missing)) != NULL) {
+            char *end = NULL;
+            const float kappa = strtof(v, &end);
+            if (end == v || *end != '\0' || !(kappa >= 0.0f && kappa <= EDDY_MAX_ALIGNMENT))
+                return fail_usage("--alignment", "expected a number in [0, 16]");
+            o->alignment = kappa;
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--treecode", &missing)) != NULL) {
             eddy_treecode_traversal t;
             if (!eddy_cli_treecode_parse(v, &t))
@@ -525,6 +536,7 @@ static eddy_world *world_create(const char *scene, int workers, const bench_opti
         def.vorton_step = o->step;
         if (o->treecode >= 0) def.treecode_traversal = (eddy_treecode_traversal)o->treecode;
         if (o->opening_angle > 0.0f) def.treecode_opening_angle = o->opening_angle;
+        def.vorticity_alignment = o->alignment;
         if (o->velocity >= 0) def.velocity_method = (eddy_velocity_method)o->velocity;
     }
     eddy_pin_configure(&def, workers, pinner);
@@ -809,9 +821,9 @@ static void json_print(const bench_report *r)
     const int treecode = o->treecode < 0 ? (int)defaults.treecode_traversal : o->treecode;
     const float theta = o->opening_angle > 0.0f ? o->opening_angle
                                                 : defaults.treecode_opening_angle;
-    printf("\"velocity\":\"%s\",\"treecode\":\"%s\",\"opening_angle\":%g,",
+    printf("\"velocity\":\"%s\",\"treecode\":\"%s\",\"opening_angle\":%g,\"alignment\":%g,",
            velocity_names[velocity], eddy_cli_treecode_name((eddy_treecode_traversal)treecode),
-           (double)theta);
+           (double)theta, (double)o->alignment);
     json_machine(r->machine);
     printf(",\"initial_vortons\":%d,\"initial_tracers\":%d,\"runs\":[", r->initial_vortons,
            r->initial_tracers);

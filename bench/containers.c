@@ -94,7 +94,7 @@ static bool run_scene(const char *name, int frames, int workers, int treecode,
 static void usage(void) {
     fprintf(stderr, "usage: eddy-containers [--frames N] [--workers W] [--trace K]\n"
                     "                       [--treecode multipole|original]\n"
-                    "                       [--vorton-step euler|heun|stretch-ab2] [scene ...]\n"
+                    "                       [--vorton-step euler|heun|stretch-ab2|heun-adaptive] [scene ...]\n"
                     "  default: 10000 frames, 2 workers, the six container scenes\n"
                     "  --trace K: print the enstrophy every K frames\n"
                     "  --treecode T: the treecode traversal (default: the world definition's)\n"

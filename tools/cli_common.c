@@ -16,9 +16,9 @@
 
 /* Parse a decimal integer in [min, max] with nothing else in text. */
 /* Names indexed by enum value (both enums count from 0). */
-static const char *const k_vorton_steps[] = {"euler", "heun", "stretch-ab2"};
+static const char *const k_vorton_steps[] = {"euler", "heun", "stretch-ab2", "heun-adaptive"};
 static const char *const k_treecodes[] = {"multipole", "original"};
-enum { VORTON_STEP_NAMES = 3, TREECODE_NAMES = 2 };
+enum { VORTON_STEP_NAMES = 4, TREECODE_NAMES = 2 };
 
 static int name_index(const char *text, const char *const *names, int count)
 {
