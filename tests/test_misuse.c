@@ -237,6 +237,14 @@ Test(misuse, world_def_outside_the_documented_ranges_is_invalid) {
     d.stretch_gain = 3e38f;
     cr_expect_eq(eddy_world_def_validate(&d, msg, sizeof msg), EDDY_ERROR_INVALID_DEF);
     cr_expect(contains(msg, "stretch_gain"), "%s", msg);
+    const float alignments[] = {-0.5f, 16.5f, 3e38f, NAN};
+    for (int k = 0; k < 4; ++k) {
+        d = eddy_world_def_default();
+        d.vorticity_alignment = alignments[k];
+        cr_expect_eq(eddy_world_def_validate(&d, msg, sizeof msg), EDDY_ERROR_INVALID_DEF, "%g",
+                     (double)alignments[k]);
+        cr_expect(contains(msg, "vorticity_alignment"), "%s", msg);
+    }
 }
 
 Test(misuse, emitter_defs_and_inputs_outside_the_ranges_are_refused) {
