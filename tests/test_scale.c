@@ -366,23 +366,25 @@ static double ring_energy(const eddy_world *w, double *z_mean) {
  * gentle), inviscid (nu 0, dissipation 0), stretching gain 0.5, at a rate
  * of hz frames per second, on a lattice of a/2 (819 vortons: coarser than
  * the issue's a/3, for CI), with the given vorticity alignment. */
+/* A world of definition d holding src's vortons; src is destroyed. */
+static eddy_world *vortons_into(eddy_world *src, const eddy_world_def *d) {
+    eddy_world *w = make_world(d);
+    int n;
+    eddy_vorton *v = get_vortons(src, &n);
+    cr_assert_eq(eddy_world_add_vortons(w, v, n), EDDY_OK);
+    free(v);
+    eddy_world_destroy(src);
+    return w;
+}
+
 static eddy_world *game_ring_aligned(double gamma, int hz, eddy_vorton_step step, float alignment) {
-    eddy_world *w = ring_world(1.0, gamma, 0.0, EDDY_DIFFUSION_NORMALISED);
-    eddy_world_def d = *eddy_world_get_def(w);
-    eddy_world_destroy(w);
+    eddy_world *src = ring_world(1.0, gamma, 0.0, EDDY_DIFFUSION_NORMALISED);
+    eddy_world_def d = *eddy_world_get_def(src);
     d.dt = 1.0f / (float)hz;
     d.vorticity_dissipation = 0.0f;
     d.vorton_step = step;
     d.vorticity_alignment = alignment;
-    /* ring_world with this definition */
-    w = make_world(&d);
-    eddy_world *tmp = ring_world(1.0, gamma, 0.0, EDDY_DIFFUSION_NORMALISED);
-    int n;
-    eddy_vorton *v = get_vortons(tmp, &n);
-    cr_assert_eq(eddy_world_add_vortons(w, v, n), EDDY_OK);
-    free(v);
-    eddy_world_destroy(tmp);
-    return w;
+    return vortons_into(src, &d);
 }
 
 static eddy_world *game_ring(double gamma, int hz, eddy_vorton_step step) {
@@ -554,12 +556,7 @@ Test(scale, alignment_turns_the_vortons_toward_the_resolved_vorticity) {
         eddy_world *src = game_ring_aligned(2.0, 30, EDDY_VORTON_STEP_HEUN_ADAPTIVE, alignment[k]);
         eddy_world_def d = *eddy_world_get_def(src);
         d.stretch_gain = 0.0f;
-        eddy_world *w = make_world(&d);
-        int n;
-        eddy_vorton *v = get_vortons(src, &n);
-        cr_assert_eq(eddy_world_add_vortons(w, v, n), EDDY_OK);
-        free(v);
-        eddy_world_destroy(src);
+        eddy_world *w = vortons_into(src, &d);
         step_n(w, 30);
         hashes[k] = eddy_world_hash(w).frame_hash;
         eddy_world_destroy(w);
@@ -580,12 +577,7 @@ Test(scale, adaptive_step_and_diffusion_give_the_same_bits_for_any_worker_count)
         eddy_world_def d = *eddy_world_get_def(src);
         d.worker_count = workers[k];
         d.viscosity = 0.05f;
-        eddy_world *w = make_world(&d);
-        int n;
-        eddy_vorton *v = get_vortons(src, &n);
-        cr_assert_eq(eddy_world_add_vortons(w, v, n), EDDY_OK);
-        free(v);
-        eddy_world_destroy(src);
+        eddy_world *w = vortons_into(src, &d);
         for (int f = 0; f < 20; ++f) {
             step_n(w, 1);
             hashes[k][f] = eddy_world_hash(w).frame_hash;
