@@ -64,8 +64,8 @@
  * is not small where the flow is sharp: next to a spinning ball it moved the
  * body + fluid angular momentum by 3.4 % in 300 frames, where the walls'
  * exchange itself is exact (tests/test_coupling.c). So the phase measures
- * what the stretching and the alignment (not the Coriolis term) added to the sum, D = sum of
- * the vortons' changes d_i, and takes it back from the vortons it changed in
+ * what the stretching and the alignment (not the Coriolis term) added to the
+ * sum, D = sum of the vortons' changes d_i, and takes it back from the vortons it changed in
  * proportion to how much it changed each: omega_i -= D |d_i| / sum |d_j|.
  * A vorton the stretching left alone (a still one, or stretching off) is
  * untouched, no vorton is moved by more than its own change (|D| <= sum
@@ -151,7 +151,7 @@ typedef struct stretch_job {
     float gain_dt;
     float align_dt;    /* kappa dt (vorticity_alignment), 0 without stretching */
     float coriolis_dt; /* 2 dt where a container turns, else 0 */
-    float *weight;     /* per vorton: |change| of its vorticity by the stretching */
+    float *weight;     /* per vorton: |change| of its vorticity by the stretching and alignment */
     stretch_sum *sums; /* per chunk */
     float correction[3]; /* added to a vorton's vorticity per unit of weight */
 } stretch_job;
