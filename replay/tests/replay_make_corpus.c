@@ -265,6 +265,11 @@ static void seeds(const eddy_bytes *base) {
     b.size = 0;
     eddy_world_def_encode(eddy_world_get_def(w), &b);
     write_seed("tiny_def.bin", 3, b.data, b.size);
+    eddy_world_def aligned = *eddy_world_get_def(w); /* definition version 6 */
+    aligned.vorticity_alignment = 0.5f;
+    b.size = 0;
+    eddy_world_def_encode(&aligned, &b);
+    write_seed("tiny_def_aligned.bin", 3, b.data, b.size);
     for (int f = 1; f < 13; ++f) {
         testkit_input t;
         b.size = 0;
