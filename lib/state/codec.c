@@ -472,6 +472,14 @@ eddy_status eddy_world_def_decode(const void *data, size_t size, eddy_world_def 
     if (wire_ok(&r) && wire_remaining(&r) != 0)
         eddy_wire_fail(&r, EDDY_ERROR_CORRUPT, "%zu unexpected bytes after the last field",
                   wire_remaining(&r));
+    /* canonical: every build writes a definition in the oldest version that
+     * holds it, so one written in a newer version was not written by eddy
+     * (and would re-encode to other bytes) */
+    if (wire_ok(&r) && def_version_of(&d) != version)
+        eddy_wire_fail(&r, EDDY_ERROR_CORRUPT,
+                  "a version %u definition whose fields version %u holds (eddy writes each "
+                  "definition in the oldest version that holds it)",
+                  (unsigned)version, (unsigned)def_version_of(&d));
     if (!wire_ok(&r)) return r.status;
     char why[200];
     eddy_status s = eddy_world_def_validate(&d, why, sizeof why);

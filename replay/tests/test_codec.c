@@ -616,6 +616,10 @@ Test(codec, grid_extent_is_written_in_version_5) {
     cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message), EDDY_OK,
                  "%s", message);
     cr_assert_eq(out.grid_extent, EDDY_GRID_EXTENT_VORTONS_CUBIC);
+    b.data[145] = EDDY_GRID_EXTENT_ALL_PARTICLES; /* held by version 4: not canonical */
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    cr_assert(strstr(message, "oldest version") != NULL, "%s", message);
     b.data[145] = 9; /* grid_extent */
     cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
                  EDDY_ERROR_CORRUPT);
@@ -659,6 +663,15 @@ Test(codec, vorticity_alignment_is_written_in_version_6) {
                      EDDY_ERROR_INVALID_DEF, "alignment %g", (double)bad[k]);
         cr_assert(strstr(message, "vorticity_alignment") != NULL, "%s", message);
     }
+    /* version 6 with an alignment of 0 (or -0) is not how eddy writes it:
+     * refused, not re-encoded to other bytes (found by fuzz_replay) */
+    for (int i = 0; i < 4; ++i) b.data[149 + i] = 0;
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
+    cr_assert(strstr(message, "oldest version") != NULL, "%s", message);
+    b.data[152] = 0x80; /* -0 */
+    cr_assert_eq(eddy_world_def_decode(b.data, b.size, &out, message, sizeof message),
+                 EDDY_ERROR_CORRUPT);
     /* without it: version 5, decoding to 0 */
     eddy_bytes_free(&b);
     d.vorticity_alignment = 0.0f;
