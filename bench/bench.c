@@ -154,6 +154,14 @@ static int fail_usage(const char *option, const char *problem)
 }
 
 /* Returns -1 when parsing succeeded, else the exit code. */
+/* A number and nothing else in text (the caller checks its range). */
+static bool parse_number(const char *text, float *out)
+{
+    char *end = NULL;
+    *out = strtof(text, &end);
+    return end != text && *end == '\0';
+}
+
 static int options_parse(int argc, char **argv, bench_options *o)
 {
     char err[160];
@@ -207,15 +215,13 @@ static int options_parse(int argc, char **argv, bench_options *o)
                                                 "or direct-vortons");
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--opening-angle", &missing)) !=
                    NULL) {
-            char *end = NULL;
-            const float theta = strtof(v, &end);
-            if (end == v || *end != '\0' || !(theta > 0.0f && theta <= 2.0f))
+            float theta;
+            if (!parse_number(v, &theta) || !(theta > 0.0f && theta <= 2.0f))
                 return fail_usage("--opening-angle", "expected a number above 0 and at most 2");
             o->opening_angle = theta;
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--alignment", &missing)) != NULL) {
-            char *end = NULL;
-            const float kappa = strtof(v, &end);
-            if (end == v || *end != '\0' || !(kappa >= 0.0f && kappa <= EDDY_MAX_ALIGNMENT))
+            float kappa;
+            if (!parse_number(v, &kappa) || !(kappa >= 0.0f && kappa <= EDDY_MAX_ALIGNMENT))
                 return fail_usage("--alignment", "expected a number in [0, 16]");
             o->alignment = kappa;
         } else if ((v = eddy_cli_option_value(argc, argv, &i, "--treecode", &missing)) != NULL) {

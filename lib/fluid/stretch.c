@@ -149,7 +149,7 @@ typedef struct stretch_job {
     eddy_world *w;
     bool ab2;      /* EDDY_VORTON_STEP_STRETCH_AB2 */
     float gain_dt;
-    float align_dt;    /* kappa dt (vorticity_alignment), 0 without stretching */
+    float align_dt;    /* kappa dt (vorticity_alignment), applied with the stretching only */
     float coriolis_dt; /* 2 dt where a container turns, else 0 */
     float *weight;     /* per vorton: |change| of its vorticity by the stretching and alignment */
     stretch_sum *sums; /* per chunk */
@@ -245,9 +245,9 @@ void eddy_phase_stretch(eddy_world *w, float dt) {
     if (w->def.stretch_gain == 0.0f && coriolis_dt == 0.0f) return;
     const bool ab2 = w->def.vorton_step == EDDY_VORTON_STEP_STRETCH_AB2 && w->def.stretch_gain != 0.0f;
     const int n = w->vortons.count;
-    const float align_dt = w->def.stretch_gain != 0.0f ? w->def.vorticity_alignment * dt : 0.0f;
-    stretch_job sj = {w, ab2, w->def.stretch_gain * dt, align_dt, coriolis_dt, w->scratch[0],
-                      eddy_partials_reserve(w, eddy_stretch_partials_bytes(n)), {0.0f, 0.0f, 0.0f}};
+    stretch_job sj = {w, ab2, w->def.stretch_gain * dt, w->def.vorticity_alignment * dt, coriolis_dt,
+                      w->scratch[0], eddy_partials_reserve(w, eddy_stretch_partials_bytes(n)),
+                      {0.0f, 0.0f, 0.0f}};
     EDDY_ASSERT(sj.sums != NULL); /* reserved with the vortons (scratch_reserve) */
     eddy_parallel_for(&w->tasks, n, STRETCH_CHUNK, stretch_chunk, &sj);
     if (sj.gain_dt == 0.0f || n == 0) return;
