@@ -230,8 +230,26 @@ static double ring_scaled_mismatch(eddy_diffusion diffusion) {
     eddy_world *big = ring_world(10.0, 20.0, 1.0, diffusion);
     double worst = 0.0, travelled = 0.0;
     for (int block = 0; block < 3; ++block) {
-        step_n(small, 10);
-        step_n(big, 10);
+        if (diffusion == EDDY_DIFFUSION_SEED) {
+            /* the seed's exchange may blow up at the large scale (its rate is
+             * 100 x nu's there): the paths have parted without bound */
+            eddy_status s = EDDY_OK;
+            for (int f = 0; f < 10 && s == EDDY_OK; ++f) {
+                s = eddy_world_step(small, NULL);
+                if (s == EDDY_OK) s = eddy_world_step(big, NULL);
+            }
+            if (s != EDDY_OK) {
+                cr_assert_eq(s, EDDY_ERROR_NAN, "%s", eddy_world_error_message(big));
+                cr_log_info("ring x10 (seed's PSE): non-finite by frame %lld: %s",
+                            (long long)eddy_world_frame(big), eddy_world_error_message(big));
+                eddy_world_destroy(small);
+                eddy_world_destroy(big);
+                return INFINITY;
+            }
+        } else {
+            step_n(small, 10);
+            step_n(big, 10);
+        }
         int ns, nb;
         eddy_vorton *vs = get_vortons(small, &ns), *vb = get_vortons(big, &nb);
         cr_assert_eq(ns, nb);
@@ -264,7 +282,9 @@ Test(scale, ring_scaled_x10_follows_the_same_trajectory) {
 
 /* The seed's exchange at the same two scales, for the record: its viscosity
  * at the large scale is about 100 times that at the small one relative to
- * nu, so the paths part. */
+ * nu, so the paths part (9,149 % of the distance in 30 frames; since the
+ * influence tree weights its cells by their vortons' |w|, the large ring's
+ * vorticity becomes non-finite by frame 15, which counts as parted). */
 Test(scale, ring_scaled_x10_seed_exchange_parts) {
     const double mismatch = ring_scaled_mismatch(EDDY_DIFFUSION_SEED);
     cr_expect(mismatch > 0.01, "the seed's exchange matched within %.4f", mismatch);

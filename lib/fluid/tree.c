@@ -3,7 +3,19 @@
  *
  * Level 0 is the grid template (about one vorton per cell); each level above
  * halves the cell count per axis until one cell remains. A supervorton holds
- * the summed vorticity of its cell and its |w|-weighted centroid. For the
+ * the summed vorticity of its cell, its weight and the weighted centroid.
+ * Weights: at the base a cell's is the sum of its vortons' |w| and its
+ * centroid their |w|-weighted mean. Above, the multipole traversal's tree
+ * gives each cell the sum of its children's weights, so its centroid is its
+ * vortons' |w|-weighted mean at every level. The original traversal's tree
+ * keeps the seed's: a child counts by |its summed w|. That is 0, or
+ * rounding, for a child holding a whole vortex ring, whose vorticity
+ * cancels: its parent then had no weight (the multipole walk, which skips a
+ * cell without weight as empty, stopped the ring) or a centroid anywhere (so
+ * a wrong opening test). Seen with two rings 50 m apart (docs/physics.md
+ * section 10.1): harmless to the original's walk, which opens the cells
+ * around a point whatever their weight and takes only the summed w of the
+ * others. For the
  * multipole traversal each cell also gets the first and second moments of
  * its vorticity about that centroid (eddy_tree_build_moments).
  *
@@ -70,6 +82,9 @@ typedef struct upper_job {
     const grid_shape *child_grid, *parent_grid;
     const supervorton *child;
     supervorton *parent;
+    /* the multipole traversal's tree: a child counts by its weight (the sum
+     * of its vortons' |w|); the original's, by |its summed w| (the seed's) */
+    bool weight_by_sum;
 } upper_job;
 
 static void upper_chunk(int chunk, int begin, int end, void *context) {
@@ -91,7 +106,10 @@ static void upper_chunk(int chunk, int begin, int end, void *context) {
                     const supervorton *ch =
                         &job->child[ci + cg->cells[0] * (cj + cg->cells[1] * ck)];
                     if (!(ch->weight > 0.0f)) continue;
-                    float mag = sqrtf(ch->wx * ch->wx + ch->wy * ch->wy + ch->wz * ch->wz);
+                    const float mag =
+                        job->weight_by_sum
+                            ? ch->weight
+                            : sqrtf(ch->wx * ch->wx + ch->wy * ch->wy + ch->wz * ch->wz);
                     s.px += ch->px * mag;
                     s.py += ch->py * mag;
                     s.pz += ch->pz * mag;
@@ -164,7 +182,7 @@ bool eddy_tree_build(influence_tree *t, task_system *ts, const grid_shape *templ
     base_job bj = {v, part, t->cells[0]};
     eddy_parallel_for(ts, grid_cell_count(&t->layer[0]), TREE_BASE_CHUNK, base_chunk, &bj);
     for (int l = 1; l < t->levels; ++l) {
-        upper_job uj = {&t->layer[l - 1], &t->layer[l], t->cells[l - 1], t->cells[l]};
+        upper_job uj = {&t->layer[l - 1], &t->layer[l], t->cells[l - 1], t->cells[l], cubic_levels};
         eddy_parallel_for(ts, grid_cell_count(&t->layer[l]), TREE_UPPER_CHUNK, upper_chunk, &uj);
     }
     return true;
