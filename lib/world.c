@@ -38,6 +38,7 @@ static void world_free(eddy_world *w) {
     eddy_free(w->density_gradient);
     for (int k = 0; k < 4; ++k) eddy_free(w->scratch[k]);
     for (int k = 0; k < HEUN_ARRAYS; ++k) eddy_free(w->heun[k]);
+    eddy_free(w->vorton_gradient);
     eddy_free(w->sorted_scratch);
     eddy_pse_lists_free(w);
     eddy_free(w->partials);
@@ -526,6 +527,15 @@ static size_t partials_bound(int vortons, int tracers, int grid_target) {
 
 static bool heun_reserve(eddy_world *w, int vortons);
 
+static bool vorton_gradient_reserve(eddy_world *w, int vortons) {
+    if (vortons <= w->vorton_gradient_capacity) return true;
+    if (!eddy_grow((void **)&w->vorton_gradient,
+                   (size_t)vortons * VORTON_GRADIENT_FLOATS * sizeof(float)))
+        return false;
+    w->vorton_gradient_capacity = vortons;
+    return true;
+}
+
 static bool uses_heun(const eddy_world *w) {
     return w->def.vorton_step == EDDY_VORTON_STEP_HEUN ||
            w->def.vorton_step == EDDY_VORTON_STEP_HEUN_ADAPTIVE;
@@ -539,6 +549,7 @@ static bool workload_reserve(eddy_world *w, int vortons, int tracers, int pse_pa
     return eddy_particles_reserve(&w->vortons, vortons) &&
            eddy_particles_reserve(&w->tracers, tracers) && scratch_reserve(w, vortons) &&
            (!uses_heun(w) || heun_reserve(w, vortons)) &&
+           (!eddy_velocity_at_vortons(w) || vorton_gradient_reserve(w, vortons)) &&
            eddy_grid_arrays_reserve(w, eddy_grid_point_bound(grid_target)) &&
            eddy_partition_reserve(&w->part, grid_target) &&
            eddy_tree_reserve(&w->tree, grid_target, eddy_fluid_uses_moments(w)) &&

@@ -45,18 +45,24 @@ typedef enum eddy_velocity_method {
     EDDY_VELOCITY_TREECODE = 0,
     /* Direct summation over all vortons at every velocity-grid point. */
     EDDY_VELOCITY_DIRECT_GRID = 1,
-    /* Direct summation at every vorton (vortons move with their own exact
-     * velocity); the grid, for tracers and stretching, is filled directly too.
-     * O(N^2): the accuracy reference, not for games. */
+    /* Direct summation at every vorton: vortons move with their own exact
+     * velocity and stretch with the exact gradient of the field with a core
+     * of 3 vorton radii (not the grid's Jacobian); the grid, for tracers, is
+     * filled directly too. O(N^2): the accuracy reference, not for games. */
     EDDY_VELOCITY_DIRECT_VORTONS = 2,
-    /* The treecode at the velocity-grid points (for tracers and stretching)
-     * and a second multipole walk at every vorton, with the vortons' own core
-     * (no auto-mollification): vortons move with their own velocity instead of
-     * the grid's trilinear sample. Thin vortex rings travel within 3 % of
-     * their theoretical speed with treecode_opening_angle 0.6 and
-     * mollify_length_scale 0.5; the velocity phase costs several times the
-     * grid walk's where vortons are dense (docs/accuracy.md, "Ring speed").
-     * Needs EDDY_TREECODE_MULTIPOLE. */
+    /* The treecode at the velocity-grid points (for tracers) and two more
+     * multipole walks at the vortons: one with the vortons' own core (no
+     * auto-mollification), so vortons move with their own velocity instead
+     * of the grid's trilinear sample, and one that gives each vorton the
+     * gradient of the field with a core of 3 vorton radii, which its
+     * stretching uses instead of the grid's Jacobian. Nothing a vorton does
+     * then depends on the grid's cells: two rings 50 m apart each keep their
+     * speed alone within 0.2 %, and a ring its speed along any direction
+     * within 0.5 % (docs/physics.md section 10.1). Thin vortex rings travel
+     * within 3 % of their theoretical speed with treecode_opening_angle 0.6
+     * and mollify_length_scale 0.5; the velocity phase costs several times
+     * the grid walk's where vortons are dense (docs/accuracy.md, "Ring
+     * speed"). Needs EDDY_TREECODE_MULTIPOLE. */
     EDDY_VELOCITY_TREECODE_VORTONS = 3,
 } eddy_velocity_method;
 

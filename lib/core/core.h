@@ -438,6 +438,14 @@ typedef struct eddy_world {
      * scratch kept for its capacity, not state. */
     struct pse_list *pse_lists;
     int pse_list_count;
+    /* EDDY_VELOCITY_TREECODE_VORTONS and EDDY_VELOCITY_DIRECT_VORTONS
+     * (lib/fluid/velocity.c): each vorton's velocity gradient from the
+     * velocity phase, VORTON_GRADIENT_FLOATS floats per vorton index (the
+     * rows d/dx, d/dy, d/dz), which the stretch phase of the same substep
+     * reads instead of the grid's Jacobian. Scratch of one substep, not
+     * state. */
+    float *vorton_gradient;
+    int vorton_gradient_capacity;
     /* EDDY_VORTON_STEP_HEUN (lib/world.c, heun_vortons): the vortons'
      * positions and vorticity before the predictor, and their velocity in it */
     float *heun[HEUN_ARRAYS];
@@ -492,6 +500,15 @@ typedef struct eddy_world {
     /* Changes on every step and every restore (eddy_world_state_counter). */
     uint64_t state_counter;
 } eddy_world;
+
+/* The velocity method evaluates the solver at the vortons themselves: they
+ * move with their own velocity and stretch with their own gradient
+ * (w->vorton_gradient). */
+enum { VORTON_GRADIENT_FLOATS = 9 };
+static inline bool eddy_velocity_at_vortons(const eddy_world *w) {
+    return w->def.velocity_method == EDDY_VELOCITY_DIRECT_VORTONS ||
+           w->def.velocity_method == EDDY_VELOCITY_TREECODE_VORTONS;
+}
 
 /* The grid spans the vortons alone (EDDY_GRID_EXTENT_VORTONS or
  * EDDY_GRID_EXTENT_VORTONS_CUBIC): tracers outside it take the far field. */

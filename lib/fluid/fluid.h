@@ -103,6 +103,12 @@ static inline void kernel_accumulate(vec3 *u, float qx, float qy, float qz, floa
     u->z += s * (wx * dy - wy * dx);
 }
 
+/* The same velocity, and the gradient of the field with core ag and
+ * circulation factor cg (rows d/dx, d/dy, d/dz), at q (lib/fluid/kernel.c):
+ * EDDY_VELOCITY_DIRECT_VORTONS at the vortons. */
+vec3 eddy_direct_velocity_and_gradient_at(const particle_array *v, float qx, float qy, float qz,
+                                          float a, float ag, float cg, float g[9]);
+
 /* Treecode velocity at q, the original's traversal (tree.c). */
 vec3 eddy_tree_velocity_at(const influence_tree *t, float qx, float qy, float qz, float a, float c);
 

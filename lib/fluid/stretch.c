@@ -148,6 +148,7 @@ typedef struct stretch_sum {
 typedef struct stretch_job {
     eddy_world *w;
     bool ab2;      /* EDDY_VORTON_STEP_STRETCH_AB2 */
+    bool own;      /* the vortons' own gradients (eddy_velocity_at_vortons), not the grid's */
     float gain_dt;
     float align_dt;    /* kappa dt (vorticity_alignment), applied with the stretching only */
     float coriolis_dt; /* 2 dt where a container turns, else 0 */
@@ -174,9 +175,18 @@ static void stretch_chunk(int chunk, int begin, int end, void *context) {
     stretch_sum sum = {{0.0, 0.0, 0.0}, 0.0};
     for (int i = begin; i < end; ++i) {
         const float x = v->px[i], y = v->py[i], z = v->pz[i];
-        const vec3 gx = grid_interp_vec3(&w->grid, rx, x, y, z);
-        const vec3 gy = grid_interp_vec3(&w->grid, ry, x, y, z);
-        const vec3 gz = grid_interp_vec3(&w->grid, rz, x, y, z);
+        vec3 gx, gy, gz;
+        if (job->own) {
+            /* the vorton's own gradient from the velocity phase */
+            const float *g = w->vorton_gradient + VORTON_GRADIENT_FLOATS * (size_t)i;
+            gx = (vec3){g[0], g[1], g[2]};
+            gy = (vec3){g[3], g[4], g[5]};
+            gz = (vec3){g[6], g[7], g[8]};
+        } else {
+            gx = grid_interp_vec3(&w->grid, rx, x, y, z);
+            gy = grid_interp_vec3(&w->grid, ry, x, y, z);
+            gz = grid_interp_vec3(&w->grid, rz, x, y, z);
+        }
         const vec3 o = {v->wx[i], v->wy[i], v->wz[i]};
         /* (omega . grad) u = ox du/dx + oy du/dy + oz du/dz */
         const vec3 s = {o.x * gx.x + o.y * gy.x + o.z * gz.x, o.x * gx.y + o.y * gy.y + o.z * gz.y,
@@ -239,13 +249,17 @@ size_t eddy_stretch_partials_bytes(int vortons) {
 void eddy_phase_stretch(eddy_world *w, float dt) {
     if (!w->grid_valid) return;
     const int points = grid_point_count(&w->grid);
-    jacobian_job jj = {&w->grid, w->velocity, {w->jacobian, w->jacobian + points, w->jacobian + 2 * points}};
-    eddy_parallel_for(&w->tasks, points, JACOBIAN_CHUNK, jacobian_chunk, &jj);
+    const bool own = eddy_velocity_at_vortons(w);
+    if (!own) { /* else the vortons carry their own gradients */
+        jacobian_job jj = {&w->grid, w->velocity,
+                           {w->jacobian, w->jacobian + points, w->jacobian + 2 * points}};
+        eddy_parallel_for(&w->tasks, points, JACOBIAN_CHUNK, jacobian_chunk, &jj);
+    }
     const float coriolis_dt = eddy_frames_rotate(w) ? 2.0f * dt : 0.0f;
     if (w->def.stretch_gain == 0.0f && coriolis_dt == 0.0f) return;
     const bool ab2 = w->def.vorton_step == EDDY_VORTON_STEP_STRETCH_AB2 && w->def.stretch_gain != 0.0f;
     const int n = w->vortons.count;
-    stretch_job sj = {w, ab2, w->def.stretch_gain * dt, w->def.vorticity_alignment * dt, coriolis_dt,
+    stretch_job sj = {w, ab2, own, w->def.stretch_gain * dt, w->def.vorticity_alignment * dt, coriolis_dt,
                       w->scratch[0], eddy_partials_reserve(w, eddy_stretch_partials_bytes(n)),
                       {0.0f, 0.0f, 0.0f}};
     EDDY_ASSERT(sj.sums != NULL); /* reserved with the vortons (scratch_reserve) */

@@ -19,7 +19,29 @@
  * vortons, with their own core r: tiles of 64 vortons in the partition's
  * order, 8 to a block, so a vorton's bits depend on the vortons beside it in
  * that order, never on the worker count. The trilinear sample of a grid of
- * cells about the core's size is what slows thin rings (docs/accuracy.md). */
+ * cells about the core's size is what slows thin rings (docs/accuracy.md).
+ *
+ * The vortons' own velocity gradient (both methods at the vortons). The
+ * stretching used to difference the velocity on the grid, whose cells
+ * follow the vortons' box: a ring's stretching, and so its speed, then
+ * depended on a second ring 50 m away (0.94 of its speed alone) and on its
+ * direction (0.974 along (1,1,1)), docs/physics.md section 10.1. These
+ * methods now give every vorton its velocity gradient (w->vorton_gradient,
+ * which the stretch phase reads instead of the grid's Jacobian), with a core
+ * of VORTON_GRADIENT_CORE vorton radii: with the vortons' own core r (no
+ * overlap at the usual spacing of 2r) the gradient is the particles' noise,
+ * and the vortex_ring scene's impulse drifted 26 % in 300 frames; with 2r
+ * 8 %, with 3r 1.6 % (the grid's Jacobian: 1.6 %). 3r is also the normalised
+ * PSE's kernel width (lib/fluid/diffuse.h): the scale the vortons resolve.
+ * Direct summation sums the kernel's exact gradient (lib/fluid/kernel.c).
+ * The treecode walks the tree once more, one vorton to a block: its 8 lanes
+ * are the vorton, the vorton moved by +-delta along each axis (delta =
+ * VORTON_GRADIENT_STEP cores) and the vorton again. The lanes of a block
+ * share its walk (the same cells accepted or opened, in the same order), so
+ * the six moved lanes sample one smooth field and their central differences
+ * are its gradient to O(delta^2), with no derivative of the multipole
+ * expansion in the lane code (rounding costs about 1e-7 |u| / delta). A
+ * vorton's gradient depends on the tree and its own position only. */
 #include "bodies/bodies.h"
 #include "fluid/fluid.h"
 #include "hash/hash.h"
@@ -309,6 +331,78 @@ static void vorton_tile_chunk(int chunk, int begin, int end, void *context) {
     }
 }
 
+/* The gradient's core in vorton radii and the central difference's step in
+ * that core (the header's design note). */
+static const float VORTON_GRADIENT_CORE = 3.0f;
+static const float VORTON_GRADIENT_STEP = 0.05f;
+enum { GRADIENT_TILE_CHUNK = 8 };
+
+static inline int gradient_tiles(int vortons) {
+    return (vortons + TREE_TILE_BLOCKS - 1) / TREE_TILE_BLOCKS;
+}
+
+/* Gradient tile n: the vortons n * 8 ... n * 8 + 7 of the partition's order,
+ * one to a block; lanes 0 and 7 at the vorton, lanes 1 + 2 a and 2 + 2 a at
+ * the vorton moved by +delta and -delta along axis a; each block boxed by
+ * its lanes. who[k] is block k's vorton, -1 past the last (inactive). */
+static void gradient_tile_blocks(const particle_array *v, const partition *part, int n,
+                                 float delta, tree_tile *tile, int who[TREE_TILE_BLOCKS]) {
+    memset(tile, 0, sizeof *tile);
+    for (int k = 0; k < TREE_TILE_BLOCKS; ++k) {
+        const int sorted = n * TREE_TILE_BLOCKS + k;
+        who[k] = -1;
+        if (sorted >= v->count) continue;
+        const int i = part->sorted_index[sorted];
+        who[k] = i;
+        tree_block *b = &tile->block[k];
+        const float p[3] = {v->px[i], v->py[i], v->pz[i]};
+        for (int lane = 0; lane < TREE_BLOCK_POINTS; ++lane) {
+            float q[3] = {p[0], p[1], p[2]};
+            if (lane >= 1 && lane <= 6) q[(lane - 1) / 2] += lane % 2 == 1 ? delta : -delta;
+            b->qx[lane] = q[0];
+            b->qy[lane] = q[1];
+            b->qz[lane] = q[2];
+            for (int a = 0; a < 3; ++a) {
+                b->lo[a] = lane ? fmin_det(b->lo[a], q[a]) : q[a];
+                b->hi[a] = lane ? fmax_det(b->hi[a], q[a]) : q[a];
+            }
+        }
+        for (int a = 0; a < 3; ++a) {
+            tile->lo[a] = tile->active ? fmin_det(tile->lo[a], b->lo[a]) : b->lo[a];
+            tile->hi[a] = tile->active ? fmax_det(tile->hi[a], b->hi[a]) : b->hi[a];
+        }
+        tile->active |= 1u << k;
+    }
+}
+
+/* The vortons' gradients by the walk with the gradient's core (job->a,
+ * job->c), into w->vorton_gradient. */
+static void gradient_tile_chunk(int chunk, int begin, int end, void *context) {
+    const velocity_job *job = context;
+    eddy_world *w = job->w;
+    const particle_array *v = &w->vortons;
+    const float delta = VORTON_GRADIENT_STEP * job->a, inv = 1.0f / (2.0f * delta);
+    for (int n = begin; n < end; ++n) {
+        tree_tile tile;
+        int who[TREE_TILE_BLOCKS];
+        gradient_tile_blocks(v, &w->part, n, delta, &tile, who);
+        vec3 u[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+        eddy_tree_velocity_tile(&w->tree, v, &w->part, &tile, w->def.treecode_opening_angle,
+                                job->a, job->c, u);
+        for (int k = 0; k < TREE_TILE_BLOCKS; ++k) {
+            if (who[k] < 0) continue;
+            float *g = w->vorton_gradient + VORTON_GRADIENT_FLOATS * (size_t)who[k];
+            for (int a = 0; a < 3; ++a) {
+                const vec3 hi = u[k][1 + 2 * a], lo = u[k][2 + 2 * a];
+                g[3 * a + 0] = (hi.x - lo.x) * inv;
+                g[3 * a + 1] = (hi.y - lo.y) * inv;
+                g[3 * a + 2] = (hi.z - lo.z) * inv;
+            }
+        }
+    }
+    (void)chunk;
+}
+
 static void direct_grid_chunk(int chunk, int begin, int end, void *context) {
     const velocity_job *job = context;
     for (int p = begin; p < end; ++p) {
@@ -321,8 +415,12 @@ static void direct_grid_chunk(int chunk, int begin, int end, void *context) {
 static void direct_vorton_chunk(int chunk, int begin, int end, void *context) {
     const velocity_job *job = context;
     particle_array *v = &job->w->vortons;
+    const float ag = VORTON_GRADIENT_CORE * job->a;
+    const float cg = 1.0f / (VORTON_GRADIENT_CORE * VORTON_GRADIENT_CORE * VORTON_GRADIENT_CORE);
     for (int i = begin; i < end; ++i) {
-        vec3 u = eddy_direct_velocity_at(v, v->px[i], v->py[i], v->pz[i], job->a);
+        float *g = job->w->vorton_gradient + VORTON_GRADIENT_FLOATS * (size_t)i;
+        vec3 u = eddy_direct_velocity_and_gradient_at(v, v->px[i], v->py[i], v->pz[i], job->a, ag,
+                                                      cg, g);
         v->vx[i] = u.x;
         v->vy[i] = u.y;
         v->vz[i] = u.z;
@@ -348,6 +446,10 @@ void eddy_phase_velocity_grid(eddy_world *w) {
             velocity_job at_vortons = {w, NULL, r, 1.0f};
             eddy_parallel_for(&w->tasks, vorton_tiles(w->vortons.count), TILE_CHUNK,
                               vorton_tile_chunk, &at_vortons);
+            const float k = VORTON_GRADIENT_CORE;
+            velocity_job gradient = {w, NULL, k * r, 1.0f / (k * k * k)};
+            eddy_parallel_for(&w->tasks, gradient_tiles(w->vortons.count), GRADIENT_TILE_CHUNK,
+                              gradient_tile_chunk, &gradient);
         }
         return;
     }
