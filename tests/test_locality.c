@@ -311,8 +311,10 @@ Test(locality, two_rings_50m_without_stretching) {
 /* Item 1 with the solver at the vortons (EDDY_VELOCITY_TREECODE_VORTONS),
  * at the default stretching: each vorton's velocity and its gradient come
  * from the tree walk at the vorton (lib/fluid/velocity.c), so neither ring
- * depends on the cells of the grid the two share. Measured 0.99813 /
- * 0.99812 (0.965 / 0.965 when the stretching read the grid's Jacobian). */
+ * depends on the cells of the grid the two share. Measured 0.99907 /
+ * 0.99909 (0.99813 / 0.99812 with the gradient by central differences of a
+ * second walk; 0.965 / 0.965 when the stretching read the grid's
+ * Jacobian). */
 Test(locality, two_rings_50m_at_the_vortons) {
     const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_TREECODE_VORTONS);
     const double alone = ring_speed(&d, &k_ring_z, NULL, 0);
@@ -355,7 +357,8 @@ Test(isotropy, treecode) {
  * gradient (lib/fluid/velocity.c), not the grid's Jacobian: the ring keeps
  * its speed in any direction. Direct summation (30 frames, for its cost):
  * 1.00000 / 1.00000 (0.983 / 0.990 when its stretching read the grid); the
- * vortons' own walk: 1.00415 / 0.99838 (0.981 / 0.986 before). */
+ * vortons' own walk: 1.00239 / 0.99876 (1.00415 / 0.99838 with the gradient
+ * by central differences of a second walk, 0.981 / 0.986 with the grid's). */
 Test(isotropy, direct_vortons) {
     g_ring_frames = RING_FRAMES / 2;
     isotropy_case(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_DIRECT_VORTONS, 0.01);

@@ -517,8 +517,9 @@ static double impulse_case_drift(const impulse_case *c, def_tweak_fn *tweak, int
  * their own walk (core r), the grid serves the stretching; the default step
  * (AB2 stretching rate) and opening angle. Without stretching the drift is
  * the walk's alone (its accepted cells act on a vorton without the vorton
- * acting back on them): 1.0 %, against 0.28 % on the grid; with stretch 0.5
- * 1.6 % (the grid's: 1.35 %). */
+ * acting back on them): 0.86 %, against 0.22 % on the grid; with stretch 0.5,
+ * each vorton stretched by its own gradient from the walk, 0.79 % (the
+ * grid's Jacobian: 1.21 %). */
 Test(physics, linear_impulse_vortex_ring_treecode_vortons) {
     static const impulse_case cases[] = {
         {{0.0f, 0.0f, EDDY_VELOCITY_TREECODE_VORTONS, EDDY_TREECODE_MULTIPOLE, true}, 0.015, 0.0101,

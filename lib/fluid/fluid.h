@@ -158,6 +158,19 @@ void eddy_tree_velocity_tile_avx(const influence_tree *t, const particle_array *
                                  const partition *part, const tree_tile *tile, float theta,
                                  float a, float c, vec3 out[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS]);
 bool eddy_tree_avx_available(void);
+/* The same walk with each point's velocity gradient too, of the field with
+ * core ag and circulation factor cg: gradient[k][p][3 a + b] = du_b/dq_a
+ * (lib/fluid/tree_walk.h). The velocity is eddy_tree_velocity_tile's to the
+ * bit, and the builds give the same bits, as above. */
+#define EDDY_TREE_GRADIENT_WALK_ARGS                                                          \
+    const influence_tree *t, const particle_array *v, const partition *part,                  \
+        const tree_tile *tile, float theta, float a, float c, float ag, float cg,             \
+        vec3 out[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS],                                        \
+        float gradient[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS][9]
+void eddy_tree_velocity_gradient_tile(EDDY_TREE_GRADIENT_WALK_ARGS);
+void eddy_tree_velocity_gradient_tile_lanes4(EDDY_TREE_GRADIENT_WALK_ARGS);
+void eddy_tree_velocity_gradient_tile_plain(EDDY_TREE_GRADIENT_WALK_ARGS);
+void eddy_tree_velocity_gradient_tile_avx(EDDY_TREE_GRADIENT_WALK_ARGS);
 /* The original traversal (eddy_tree_velocity_at) at the points of a block
  * (qx, qy, qz of b; lo/hi unused), one point per lane (lib/tree_descend*.c):
  * each point gets the bits eddy_tree_velocity_at gives it. The block function

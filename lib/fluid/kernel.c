@@ -27,8 +27,8 @@ vec3 eddy_direct_velocity_at(const particle_array *v, float qx, float qy, float 
  * u = s w x d, s = cg / 3 inside the core and (cg ag^3 / 3) / |d|^3 outside:
  *     du/dq_j = s (w x e_j) - 3 s (d_j / |d|^2) (w x d)  (the second term
  * outside the core only). A vorton at q itself (d = 0) adds its core's
- * rotation s (w x e_j) to the gradient, as the walk's central differences
- * see it. */
+ * rotation s (w x e_j) to the gradient, as the treecode's walk at the
+ * vortons adds it (lib/fluid/tree_walk.h, base_cell_vortons_gradient). */
 vec3 eddy_direct_velocity_and_gradient_at(const particle_array *v, float qx, float qy, float qz,
                                           float a, float ag, float cg, float g[9]) {
     vec3 u = {0.0f, 0.0f, 0.0f};

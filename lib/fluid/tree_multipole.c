@@ -7,6 +7,7 @@
 #include "runtime/lanes4.h"
 
 #define TREE_WALK_ENTRY eddy_tree_velocity_tile_lanes4
+#define TREE_WALK_GRADIENT_ENTRY eddy_tree_velocity_gradient_tile_lanes4
 #include "fluid/tree_walk.h"
 
 #if defined(EDDY_HAVE_TREE_AVX)
@@ -27,6 +28,16 @@ void eddy_tree_velocity_tile(const influence_tree *t, const particle_array *v,
     }
 #endif
     eddy_tree_velocity_tile_lanes4(t, v, part, tile, theta, a, c, out);
+}
+
+void eddy_tree_velocity_gradient_tile(EDDY_TREE_GRADIENT_WALK_ARGS) {
+#if defined(EDDY_HAVE_TREE_AVX)
+    if (EDDY_CPU_HAS_AVX()) {
+        eddy_tree_velocity_gradient_tile_avx(t, v, part, tile, theta, a, c, ag, cg, out, gradient);
+        return;
+    }
+#endif
+    eddy_tree_velocity_gradient_tile_lanes4(t, v, part, tile, theta, a, c, ag, cg, out, gradient);
 }
 
 /* One block: a tile whose only active block is b. */

@@ -6,4 +6,5 @@
 #include "runtime/lanes8_avx.h"
 
 #define TREE_WALK_ENTRY eddy_tree_velocity_tile_avx
+#define TREE_WALK_GRADIENT_ENTRY eddy_tree_velocity_gradient_tile_avx
 #include "fluid/tree_walk.h"

@@ -6,4 +6,5 @@
 #include "runtime/lanes4.h"
 
 #define TREE_WALK_ENTRY eddy_tree_velocity_tile_plain
+#define TREE_WALK_GRADIENT_ENTRY eddy_tree_velocity_gradient_tile_plain
 #include "fluid/tree_walk.h"
