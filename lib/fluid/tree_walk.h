@@ -96,6 +96,25 @@ static inline vf X_(const float *x, int k) { return vf_splat(x[k]); }
 #define EDDY_UNROLL_SMALL
 #endif
 
+/* G_k = (3 M^T d)_k - 1.5 T_k and s_k = d.Q_k d (7.5 folded in) of a cell's
+ * expansion x at offset d: the terms cell_group and cell_group_and_gradient
+ * share. */
+static inline vf expansion_g(const float *x, int k, vf dx, vf dy, vf dz) {
+    return vf_sub(vf_add(vf_add(vf_mul(dx, X_(x, 9 + k)), vf_mul(dy, X_(x, 12 + k))),
+                         vf_mul(dz, X_(x, 15 + k))),
+                  X_(x, 18 + k));
+}
+
+static inline vf expansion_s(const float *x, int k, vf dx, vf dy, vf dz, vf xx, vf yy, vf zz) {
+    const float *q = &x[30 + 6 * k];
+    return vf_add(
+        vf_add(vf_add(vf_add(vf_add(vf_mul(X_(q, 0), xx), vf_mul(X_(q, 1), vf_mul(dx, dy))),
+                             vf_mul(X_(q, 2), vf_mul(dx, dz))),
+                      vf_mul(X_(q, 3), yy)),
+               vf_mul(X_(q, 4), vf_mul(dy, dz))),
+        vf_mul(X_(q, 5), zz));
+}
+
 /* The expansion at the lanes of group g. */
 static CELL_GROUP_ATTR void cell_group(tile_eval *e, int g, const float *x) {
     const vf dx = vf_sub(e->qx[g], X_(x, 0)), dy = vf_sub(e->qy[g], X_(x, 1));
@@ -110,18 +129,10 @@ static CELL_GROUP_ATTR void cell_group(tile_eval *e, int g, const float *x) {
     const vf sc = vf_select(outside, vf_mul(e->c3, vf_mul(e->a3, inv)), e->c3);
     vf G[3], Rd[3], Sd[3];
     for (int k = 0; k < 3; ++k) {
-        G[k] = vf_sub(vf_add(vf_add(vf_mul(dx, X_(x, 9 + k)), vf_mul(dy, X_(x, 12 + k))),
-                             vf_mul(dz, X_(x, 15 + k))),
-                      X_(x, 18 + k));
+        G[k] = expansion_g(x, k, dx, dy, dz);
         Rd[k] = vf_add(vf_add(vf_mul(X_(x, 21 + 3 * k), dx), vf_mul(X_(x, 22 + 3 * k), dy)),
                        vf_mul(X_(x, 23 + 3 * k), dz));
-        const float *q = &x[30 + 6 * k];
-        Sd[k] = vf_add(
-            vf_add(vf_add(vf_add(vf_add(vf_mul(X_(q, 0), xx), vf_mul(X_(q, 1), vf_mul(dx, dy))),
-                                 vf_mul(X_(q, 2), vf_mul(dx, dz))),
-                          vf_mul(X_(q, 3), yy)),
-                   vf_mul(X_(q, 4), vf_mul(dy, dz))),
-            vf_mul(X_(q, 5), zz));
+        Sd[k] = expansion_s(x, k, dx, dy, dz, xx, yy, zz);
     }
     const vf ix = vf_add(vf_sub(cross_component(G[1], dz, G[2], dy), Rd[0]),
                          vf_mul(id2, cross_component(Sd[1], dz, Sd[2], dy)));
@@ -165,16 +176,8 @@ static CELL_GROUP_ATTR void cell_group_and_gradient(tile_eval *e, int g, const f
     const vf two = vf_add(e->one, e->one), three = vf_add(two, e->one);
     vf G[3], S[3], V[3], I[3];
     EDDY_UNROLL_SMALL for (int k = 0; k < 3; ++k) {
-        G[k] = vf_sub(vf_add(vf_add(vf_mul(dx, X_(x, 9 + k)), vf_mul(dy, X_(x, 12 + k))),
-                             vf_mul(dz, X_(x, 15 + k))),
-                      X_(x, 18 + k));
-        const float *q = &x[30 + 6 * k];
-        S[k] = vf_add(
-            vf_add(vf_add(vf_add(vf_add(vf_mul(X_(q, 0), xx), vf_mul(X_(q, 1), vf_mul(dx, dy))),
-                                 vf_mul(X_(q, 2), vf_mul(dx, dz))),
-                          vf_mul(X_(q, 3), yy)),
-                   vf_mul(X_(q, 4), vf_mul(dy, dz))),
-            vf_mul(X_(q, 5), zz));
+        G[k] = expansion_g(x, k, dx, dy, dz);
+        S[k] = expansion_s(x, k, dx, dy, dz, xx, yy, zz);
     }
     const vf W[3] = {X_(x, 3), X_(x, 4), X_(x, 5)};
     /* The velocity with its own core, cell_group's terms in its order (its
