@@ -47,6 +47,7 @@ static void world_free(eddy_world *w) {
     eddy_free(w->early_hash);
     eddy_free(w->early_flags);
     eddy_free(w->far_flag);
+    eddy_islands_free(w);
     eddy_pool_destroy(w->tasks.own_pool);
     eddy_free(w);
 }
@@ -555,6 +556,7 @@ static bool workload_reserve(eddy_world *w, int vortons, int tracers, int pse_pa
            eddy_tree_reserve(&w->tree, grid_target, eddy_fluid_uses_moments(w)) &&
            eddy_pse_lists_reserve(w, vortons, pse_pairs) &&
            (!far || eddy_far_flags_reserve(w, tracers)) &&
+           (!eddy_islands_allowed(w) || eddy_islands_reserve_order(w, vortons)) &&
            (!w->def.hash_every_step || eddy_hash_reserve(w, vortons, tracers)) &&
            eddy_partials_reserve(w, partials_bound(vortons, tracers, grid_target)) != NULL;
 }
@@ -688,6 +690,22 @@ const char *eddy_phase_name(eddy_phase phase) {
         (w)->tasks.zone = NULL;                                                  \
     } while (0)
 
+/* A grid phase, once per island with the island swapped in when the world
+ * has two or more (lib/fluid/islands.c), else once; stops at the first
+ * island whose call cleared ok. */
+#define EACH_ISLAND(w, ok, call)                                                 \
+    do {                                                                         \
+        if ((w)->island_count > 1) {                                             \
+            for (int k_ = 0; k_ < (w)->island_count && (ok); ++k_) {             \
+                eddy_island_swap(w, k_);                                         \
+                call;                                                            \
+                eddy_island_swap(w, k_);                                         \
+            }                                                                    \
+        } else {                                                                 \
+            call;                                                                \
+        }                                                                        \
+    } while (0)
+
 /* ---------------------------------------------------------------- Heun's step
  * EDDY_VORTON_STEP_HEUN (design note). Euler's step moves each vorton with
  * the step's velocity u(x_n, w_n) and stretches it with that field's
@@ -778,26 +796,32 @@ static bool substep(eddy_world *w, float dt, bool first) {
     if (!ok) return false;
     PHASE(w, EDDY_PHASE_KILL_EMIT, ok = eddy_phase_emit(w) && scratch_reserve(w, w->vortons.count));
     if (!ok) return false;
-    PHASE(w, EDDY_PHASE_TREE_BUILD, ok = eddy_phase_build_grid(w));
+    PHASE(w, EDDY_PHASE_TREE_BUILD, ok = eddy_islands_find(w));
+    if (!ok) return false;
+    /* With two or more islands every grid phase runs once per island, the
+     * island swapped into the grid fields (lib/fluid/islands.c). */
+    PHASE(w, EDDY_PHASE_TREE_BUILD, EACH_ISLAND(w, ok, ok = eddy_phase_build_grid(w)));
     if (!ok) return false;
     /* Baroclinic generation before the velocity: symplectic order (density.c) */
-    PHASE(w, EDDY_PHASE_DENSITY, ok = eddy_phase_density(w, dt));
+    PHASE(w, EDDY_PHASE_DENSITY, EACH_ISLAND(w, ok, ok = eddy_phase_density(w, dt)));
     if (!ok) return false;
-    PHASE(w, EDDY_PHASE_VELOCITY_GRID, eddy_phase_velocity_grid(w));
+    PHASE(w, EDDY_PHASE_VELOCITY_GRID, EACH_ISLAND(w, ok, eddy_phase_velocity_grid(w));
+          eddy_phase_velocity_islands(w));
     PHASE(w, EDDY_PHASE_ADVECT_TRACERS, eddy_phase_advect_far_tracers(w, dt));
     if (collide_late) PHASE(w, EDDY_PHASE_COLLIDE_TRACERS, ok = eddy_phase_collide_tracers(w));
     if (!ok) return false;
-    PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_pack_flow(w));
+    PHASE(w, EDDY_PHASE_DENSITY, EACH_ISLAND(w, ok, eddy_phase_pack_flow(w)));
     if (w->def.vorton_step == EDDY_VORTON_STEP_HEUN ||
         w->def.vorton_step == EDDY_VORTON_STEP_HEUN_ADAPTIVE) {
         PHASE(w, EDDY_PHASE_DIFFUSION, ok = eddy_phase_diffuse(w, dt));
         if (!ok) return diffusion_refused(w);
         if (!heun_vortons(w, dt)) return false;
     } else {
-        PHASE(w, EDDY_PHASE_STRETCH, eddy_phase_stretch(w, dt));
-        PHASE(w, EDDY_PHASE_DIFFUSION, ok = eddy_phase_diffuse(w, dt));
+        PHASE(w, EDDY_PHASE_STRETCH, EACH_ISLAND(w, ok, eddy_phase_stretch(w, dt)));
+        PHASE(w, EDDY_PHASE_DIFFUSION, EACH_ISLAND(w, ok, ok = eddy_phase_diffuse(w, dt)));
         if (!ok) return diffusion_refused(w);
-        PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_advect_vortons(w, dt));
+        PHASE(w, EDDY_PHASE_ADVECT_VORTONS, EACH_ISLAND(w, ok, eddy_phase_advect_vortons(w, dt)));
+        if (w->island_count > 1) eddy_islands_scatter(w);
     }
     if (first) PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_bullet_vortons(w));
     PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_blast_vortons(w, dt));
@@ -964,26 +988,55 @@ int eddy_world_get_tracers(const eddy_world *w, int start, int count, eddy_trace
 
 eddy_vec3 eddy_world_sample_velocity(const eddy_world *w, eddy_vec3 p) {
     eddy_vec3 u = w->wind;
-    if (!w->grid_valid) return u;
+    const grid_shape *grid = &w->grid;
+    const float *flow = w->flow;
+    if (w->island_count > 1) { /* the island whose grid holds p */
+        const int k = eddy_island_holding(w, p.x, p.y, p.z);
+        if (k < 0) return u;
+        grid = &w->islands[k].grid;
+        flow = w->islands[k].flow;
+    } else if (!w->grid_valid) {
+        return u;
+    }
     /* Beyond a grid of the vortons alone the flow is the far field, which
      * the last step evaluated only at the tracers: the wind is returned
      * there (the seed's grid, which holds every particle, clamps). */
-    if (eddy_grid_of_vortons(w) && !grid_contains(&w->grid, p.x, p.y, p.z))
+    if (eddy_grid_of_vortons(w) && !grid_contains(grid, p.x, p.y, p.z))
         return u;
     float g[4];
-    grid_interp_n(&w->grid, w->flow, 4, p.x, p.y, p.z, g);
+    grid_interp_n(grid, flow, 4, p.x, p.y, p.z, g);
     return (eddy_vec3){u.x + g[0], u.y + g[1], u.z + g[2]};
+}
+
+static eddy_grid_info grid_info(const grid_shape *g, const influence_tree *t, float mollify) {
+    eddy_grid_info info;
+    memset(&info, 0, sizeof info);
+    for (int a = 0; a < 3; ++a) info.cells[a] = g->cells[a];
+    info.min_corner = (eddy_vec3){g->min[0], g->min[1], g->min[2]};
+    info.cell_size = (eddy_vec3){g->spacing[0], g->spacing[1], g->spacing[2]};
+    info.tree_levels = t->levels;
+    info.mollification = mollify;
+    return info;
+}
+
+int eddy_world_get_island_grid_info(const eddy_world *w, int island, eddy_grid_info *info) {
+    if (!w) return 0;
+    const int count = w->island_count > 1 ? w->island_count : w->grid_valid ? 1 : 0;
+    if (info && island >= 0 && island < count) {
+        if (w->island_count > 1) {
+            const grid_island *s = &w->islands[island];
+            *info = grid_info(&s->grid, &s->tree, s->mollify);
+        } else {
+            *info = grid_info(&w->grid, &w->tree, w->mollify);
+        }
+    }
+    return count;
 }
 
 eddy_grid_info eddy_world_get_grid_info(const eddy_world *w) {
     eddy_grid_info info;
     memset(&info, 0, sizeof info);
-    if (!w->grid_valid) return info;
-    for (int a = 0; a < 3; ++a) info.cells[a] = w->grid.cells[a];
-    info.min_corner = (eddy_vec3){w->grid.min[0], w->grid.min[1], w->grid.min[2]};
-    info.cell_size = (eddy_vec3){w->grid.spacing[0], w->grid.spacing[1], w->grid.spacing[2]};
-    info.tree_levels = w->tree.levels;
-    info.mollification = w->mollify;
+    (void)eddy_world_get_island_grid_info(w, 0, &info);
     return info;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "eddy/eddy.h"
+#include "eddy/snapshot.h"
 
 #define PI 3.14159265358979323846
 
@@ -254,25 +255,32 @@ Test(locality, far_tracer_takes_the_far_field) {
     eddy_world_destroy(w);
 }
 
-/* Two rings 50 m apart, each within 0.5 % of its speed alone: not met yet
- * (one grid spans both rings; docs/algorithm.md, "Where the grid lies").
- * Skipped unless EDDY_LOCALITY_TARGETS=1 (which shows the figures). */
+/* Targets not met yet with the default grid run only with
+ * EDDY_LOCALITY_TARGETS=1 (which shows the figures). */
 static void skip_unless_targets(void) {
     const char *e = getenv("EDDY_LOCALITY_TARGETS");
     if (!e || strcmp(e, "1") != 0) cr_skip_test("target not met yet; EDDY_LOCALITY_TARGETS=1 runs it");
 }
 
+/* Two rings 10 m and 50 m apart, each within 0.5 % of its speed alone
+ * (issue 35 item 1): each ring is a grid island of its own
+ * (lib/fluid/islands.c), with the grid, partition and tree of the ring
+ * alone, and takes the other's velocity from a walk of the other's tree.
+ * Measured 1.00000 / 0.99998 at 50 m (one grid over both: 0.939 / 0.941). */
 Test(locality, two_rings_50m) {
-    skip_unless_targets();
     const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_TREECODE);
     const double alone = ring_speed(&d, &k_ring_z, NULL, 0);
-    const ring_spec two[2] = {k_ring_z, {{0.0, 0.0, 1.0}, {50.0, 0.0, 0.0}}};
-    double u[2];
-    ring_speeds(&d, two, 2, NULL, 0, u);
-    for (int k = 0; k < 2; ++k) {
-        cr_log_info("ring %d of two 50 m apart: %.5f m/s, alone %.5f (ratio %.5f)", k, u[k],
-                    alone, u[k] / alone);
-        cr_expect(fabs(u[k] / alone - 1.0) <= 0.005, "ring %d: ratio %.5f", k, u[k] / alone);
+    const double apart[2] = {10.0, 50.0};
+    for (int m = 0; m < 2; ++m) {
+        const ring_spec two[2] = {k_ring_z, {{0.0, 0.0, 1.0}, {apart[m], 0.0, 0.0}}};
+        double u[2];
+        ring_speeds(&d, two, 2, NULL, 0, u);
+        for (int k = 0; k < 2; ++k) {
+            cr_log_info("ring %d of two %g m apart: %.5f m/s, alone %.5f (ratio %.5f)", k,
+                        apart[m], u[k], alone, u[k] / alone);
+            cr_expect(fabs(u[k] / alone - 1.0) <= 0.005, "%g m, ring %d: ratio %.5f", apart[m], k,
+                      u[k] / alone);
+        }
     }
 }
 
@@ -286,11 +294,13 @@ Test(locality, two_rings_50m) {
  * stopped (0.749 / 0.932 of its speed alone over 60 frames, 0.513 for the
  * stopped ring over 20). A cell's weight is now the sum of its vortons'
  * |vorticity| at every level. Measured 0.98897 / 0.99101 with the default
- * solver (the grid's trilinear velocity on 0.1 m cells, against 0.046 m for
- * the ring alone), 0.99890 / 0.99892 with the vortons' own walk. */
+ * solver on one grid over both rings (the grid's trilinear velocity on
+ * 0.1 m cells, against 0.046 m for the ring alone), 1.00000 / 0.99998 with
+ * a grid island per ring; 0.99890 / 0.99892 with the vortons' own walk
+ * (one grid: that solver does not split). */
 Test(locality, two_rings_50m_without_stretching) {
     const eddy_velocity_method methods[2] = {EDDY_VELOCITY_TREECODE, EDDY_VELOCITY_TREECODE_VORTONS};
-    const double bound[2] = {0.015, 0.005};
+    const double bound[2] = {0.005, 0.005};
     for (int m = 0; m < 2; ++m) {
         eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, methods[m]);
         d.stretch_gain = 0.0f;
@@ -412,19 +422,13 @@ Test(isotropy, cubic_cells_have_the_same_edge_in_any_direction) {
 /* The cubic grid's edge comes from sums over the vortons (per chunk in
  * index order, combined by the fixed tree): the same frame hashes at 1, 2,
  * 3 and 8 workers, two rings (one along (1,1,1)) and tracers, 20 frames. */
-Test(isotropy, cubic_cells_give_the_same_bits_for_any_worker_count) {
+/* Frame hashes of the worlds make(1), make(2), make(3) and make(8) over 20
+ * steps: the same bits, frame by frame. */
+static void expect_same_bits_for_any_worker_count(eddy_world *(*make)(int workers)) {
     const int workers[4] = {1, 2, 3, 8};
     uint64_t first[20] = {0};
     for (int k = 0; k < 4; ++k) {
-        eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS_CUBIC, EDDY_VELOCITY_TREECODE);
-        d.worker_count = workers[k];
-        d.viscosity = 0.01f;
-        eddy_world *w = make_world(&d);
-        add_ring(w, &k_ring_z);
-        const ring_spec tilted = {{1.0, 1.0, 1.0}, {0.5, 0.3, 2.0}};
-        add_ring(w, &tilted);
-        const double p[3][3] = {{0.1, 0.2, 0.3}, {5.0, 0.0, 0.0}, {0.0, 0.6, 1.0}};
-        add_tracers(w, p, 3);
+        eddy_world *w = make(workers[k]);
         for (int f = 0; f < 20; ++f) {
             step_n(w, 1);
             const uint64_t h = eddy_world_hash(w).frame_hash;
@@ -434,4 +438,157 @@ Test(isotropy, cubic_cells_give_the_same_bits_for_any_worker_count) {
         }
         eddy_world_destroy(w);
     }
+}
+
+/* Two rings, one along (1,1,1), on cubic cells, and three tracers. */
+static eddy_world *cubic_world(int workers) {
+    eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS_CUBIC, EDDY_VELOCITY_TREECODE);
+    d.worker_count = workers;
+    d.viscosity = 0.01f;
+    eddy_world *w = make_world(&d);
+    add_ring(w, &k_ring_z);
+    const ring_spec tilted = {{1.0, 1.0, 1.0}, {0.5, 0.3, 2.0}};
+    add_ring(w, &tilted);
+    const double p[3][3] = {{0.1, 0.2, 0.3}, {5.0, 0.0, 0.0}, {0.0, 0.6, 1.0}};
+    add_tracers(w, p, 3);
+    return w;
+}
+
+Test(isotropy, cubic_cells_give_the_same_bits_for_any_worker_count) {
+    expect_same_bits_for_any_worker_count(cubic_world);
+}
+
+/* ---------------------------------------------------------------- islands */
+
+/* Two rings 50 m apart make two grid islands, each with the cells of the
+ * ring alone; one ring makes one. */
+Test(islands, each_ring_gets_the_grid_it_has_alone) {
+    const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_TREECODE);
+    eddy_world *alone = make_world(&d);
+    add_ring(alone, &k_ring_z);
+    step_n(alone, 1);
+    eddy_grid_info one;
+    cr_assert_eq(eddy_world_get_island_grid_info(alone, 0, &one), 1);
+    eddy_world *w = make_world(&d);
+    add_ring(w, &k_ring_z);
+    const ring_spec far = {{0.0, 0.0, 1.0}, {50.0, 0.0, 0.0}};
+    add_ring(w, &far);
+    step_n(w, 1);
+    cr_assert_eq(eddy_world_get_island_grid_info(w, 0, NULL), 2);
+    for (int k = 0; k < 2; ++k) {
+        eddy_grid_info g;
+        cr_assert_eq(eddy_world_get_island_grid_info(w, k, &g), 2);
+        cr_log_info("island %d: %d x %d x %d cells of %.5f x %.5f x %.5f m from x %.3f (alone: "
+                    "%d x %d x %d of %.5f m)", k, g.cells[0], g.cells[1], g.cells[2],
+                    (double)g.cell_size.x, (double)g.cell_size.y, (double)g.cell_size.z,
+                    (double)g.min_corner.x, one.cells[0], one.cells[1], one.cells[2],
+                    (double)one.cell_size.x);
+        for (int a = 0; a < 3; ++a) cr_expect_eq(g.cells[a], one.cells[a], "island %d axis %d", k, a);
+        cr_expect(fabs((double)g.cell_size.x / (double)one.cell_size.x - 1.0) < 1e-5);
+        cr_expect(fabs((double)g.mollification / (double)one.mollification - 1.0) < 1e-5);
+        cr_expect(fabs((double)g.min_corner.x - (double)one.min_corner.x - 50.0 * k) < 1e-3);
+    }
+    eddy_world_destroy(w);
+    eddy_world_destroy(alone);
+}
+
+/* The velocity of tracers on the axes of two rings, 3 m up (outside the
+ * rings' grids), after two steps; `rings` rings 20 m apart. */
+static void axis_tracers(int rings, double uz[2]) {
+    const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_TREECODE);
+    eddy_world *w = make_world(&d);
+    add_ring(w, &k_ring_z);
+    const ring_spec far = {{0.0, 0.0, 1.0}, {20.0, 0.0, 0.0}};
+    if (rings == 2) add_ring(w, &far);
+    const double p[2][3] = {{0.0, 0.0, 3.0}, {20.0, 0.0, 3.0}};
+    add_tracers(w, p, 2);
+    step_n(w, 2);
+    cr_assert_eq(eddy_world_get_island_grid_info(w, 0, NULL), rings);
+    eddy_tracer t[2];
+    cr_assert_eq(eddy_world_get_tracers(w, 0, 2, t), 2);
+    for (int k = 0; k < 2; ++k) uz[k] = (double)t[k].velocity.z;
+    eddy_world_destroy(w);
+}
+
+/* A tracer outside every island's grid moves with the sum of the islands'
+ * walks. With one ring, the tracer above it and the one 20 m to the side
+ * read u0 and u1 (the ring's far field, about -1.5e-3 u0); with a second
+ * ring under the second tracer, each tracer reads u0 + u1 (the islands are
+ * each other's translates): within 2e-4 of u0 (the walks' blocks differ;
+ * measured equal to 7 digits). */
+Test(islands, far_tracer_takes_every_island) {
+    double one[2], two[2];
+    axis_tracers(1, one);
+    axis_tracers(2, two);
+    const double sum = one[0] + one[1];
+    for (int k = 0; k < 2; ++k) {
+        cr_log_info("tracer 3 m above ring %d of two: u_z %.6e; one ring: above %.6e, 20 m aside "
+                    "%.6e, sum %.6e (ratio %.6f)", k, two[k], one[0], one[1], sum, two[k] / sum);
+        cr_expect(fabs(two[k] - sum) <= 2e-4 * fabs(one[0]), "tracer %d: %.6e vs %.6e", k, two[k],
+                  sum);
+    }
+}
+
+/* A world of islands: two rings 30 m apart, one of them tilted, tracers in
+ * both grids and between them, a sphere in the second ring's path. */
+static eddy_world *islands_world(int workers) {
+    eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_TREECODE);
+    d.worker_count = workers;
+    d.viscosity = 0.01f;
+    d.gravity = (eddy_vec3){0.0f, 0.0f, -9.81f};
+    eddy_world *w = make_world(&d);
+    add_ring(w, &k_ring_z);
+    const ring_spec tilted = {{1.0, 1.0, 1.0}, {30.0, 0.0, 0.0}};
+    add_ring(w, &tilted);
+    const double p[5][3] = {{0.1, 0.2, 0.3}, {15.0, 0.0, 0.0}, {30.2, 0.1, 0.0},
+                            {0.0, 0.6, 1.0}, {30.0, 0.0, 4.0}};
+    add_tracers(w, p, 5);
+    eddy_body_def b = eddy_body_def_default();
+    b.shape.type = EDDY_SHAPE_SPHERE;
+    b.shape.radius = 0.1f;
+    b.mass = 2.0f; /* about half the density of water */
+    b.position = (eddy_vec3){30.3f, 0.3f, 0.4f};
+    eddy_body_id id;
+    cr_assert_eq(eddy_world_create_body(w, &b, &id), EDDY_OK, "%s", eddy_world_error_message(w));
+    return w;
+}
+
+/* The same bits for any worker count, frame by frame (two islands from
+ * the first step on). */
+Test(islands, same_bits_for_any_worker_count) {
+    eddy_world *w = islands_world(1);
+    step_n(w, 1);
+    cr_assert_eq(eddy_world_get_island_grid_info(w, 0, NULL), 2);
+    eddy_world_destroy(w);
+    expect_same_bits_for_any_worker_count(islands_world);
+}
+
+/* A snapshot holds the islands' flow grids (the next step's tracers move
+ * with them): restored, the world steps to the same bits, and its snapshot
+ * is the same bytes. */
+Test(islands, snapshot_restores_the_islands) {
+    eddy_world *w = islands_world(2);
+    step_n(w, 5);
+    cr_assert_eq(eddy_world_get_island_grid_info(w, 0, NULL), 2);
+    eddy_bytes snap = {0}, again = {0};
+    cr_assert_eq(eddy_world_snapshot(w, &snap), EDDY_OK);
+    uint64_t ahead[10];
+    for (int f = 0; f < 10; ++f) {
+        step_n(w, 1);
+        ahead[f] = eddy_world_hash(w).frame_hash;
+    }
+    char message[256];
+    cr_assert_eq(eddy_world_restore(w, snap.data, snap.size, message, sizeof message), EDDY_OK,
+                 "%s", message);
+    cr_assert_eq(eddy_world_snapshot(w, &again), EDDY_OK);
+    cr_expect_eq(again.size, snap.size);
+    cr_expect(again.size == snap.size && memcmp(again.data, snap.data, snap.size) == 0,
+              "the restored world's snapshot differs");
+    for (int f = 0; f < 10; ++f) {
+        step_n(w, 1);
+        cr_expect_eq(eddy_world_hash(w).frame_hash, ahead[f], "frame %d after the restore", f);
+    }
+    eddy_bytes_free(&snap);
+    eddy_bytes_free(&again);
+    eddy_world_destroy(w);
 }

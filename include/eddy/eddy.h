@@ -170,6 +170,13 @@ typedef struct eddy_grid_info {
     float mollification;  /* auto-mollification factor f >= 1 */
 } eddy_grid_info;
 EDDY_API eddy_grid_info eddy_world_get_grid_info(const eddy_world *world);
+/* Vorton clusters far apart (a gap of at least twice the larger one's size)
+ * each get a grid of their own, so that neither's resolution depends on the
+ * other (docs/algorithm.md, "Grid islands"). Returns the number of grids the
+ * last step used (1 for one cluster, 0 without vortons) and, for island in
+ * [0, that number), its grid in *info. eddy_world_get_grid_info is island 0. */
+EDDY_API int eddy_world_get_island_grid_info(const eddy_world *world, int island,
+                                             eddy_grid_info *info);
 
 #ifdef __cplusplus
 }

@@ -32,13 +32,21 @@
 enum { POISON_CHUNK = 256 };
 
 static float sample_rho(const eddy_world *w, vec3 p) {
-    if (!w->grid_valid) return 0.0f;
     const grid_shape *g = &w->grid;
+    const float *density = w->density;
+    if (w->island_count > 1) { /* the island whose grid holds p (lib/fluid/islands.c) */
+        const int k = eddy_island_holding(w, p.x, p.y, p.z);
+        if (k < 0) return 0.0f;
+        g = &w->islands[k].grid;
+        density = w->islands[k].density;
+    } else if (!w->grid_valid) {
+        return 0.0f;
+    }
     const float q[3] = {p.x, p.y, p.z};
     for (int a = 0; a < 3; ++a)
         if (!(q[a] >= g->min[a] && q[a] <= g->min[a] + (float)g->cells[a] * g->spacing[a]))
             return 0.0f;
-    return grid_interp_float(g, w->density, p.x, p.y, p.z);
+    return grid_interp_float(g, density, p.x, p.y, p.z);
 }
 
 /* Half extent of the body along unit direction u. */
@@ -70,9 +78,7 @@ static void perpendiculars(vec3 u, vec3 *e1, vec3 *e2) {
  * particles were removed), so samples there would read the ambient fluid. */
 static float surrounding_rho(const eddy_world *w, const body *b, vec3 gu) {
     const vec3 c = {b->position[0], b->position[1], b->position[2]};
-    const float margin = w->grid_valid ? fmax_det(w->grid.spacing[0],
-                                                  fmax_det(w->grid.spacing[1], w->grid.spacing[2]))
-                                       : 0.0f;
+    const float margin = eddy_grid_cell_near(w, c);
     vec3 e1, e2;
     perpendiculars(gu, &e1, &e2);
     const float hg = extent_along(b, gu) + margin;

@@ -148,22 +148,28 @@ void eddy_body_faces(body *b) {
 
 /* ---------------------------------------------------------------- the flow */
 static vec3 sample_flow(const eddy_world *w, vec3 p) {
-    if (!w->grid_valid) return (vec3){0.0f, 0.0f, 0.0f};
     const grid_shape *g = &w->grid;
+    const float *flow = w->flow;
+    if (w->island_count > 1) { /* the island whose grid holds p (lib/fluid/islands.c) */
+        const int k = eddy_island_holding(w, p.x, p.y, p.z);
+        if (k < 0) return (vec3){0.0f, 0.0f, 0.0f};
+        g = &w->islands[k].grid;
+        flow = w->islands[k].flow;
+    } else if (!w->grid_valid) {
+        return (vec3){0.0f, 0.0f, 0.0f};
+    }
     const float q[3] = {p.x, p.y, p.z};
     for (int a = 0; a < 3; ++a)
         if (!(q[a] >= g->min[a] && q[a] <= g->min[a] + (float)g->cells[a] * g->spacing[a]))
             return (vec3){0.0f, 0.0f, 0.0f};
     float o[4];
-    grid_interp_n(g, w->flow, 4, p.x, p.y, p.z, o);
+    grid_interp_n(g, flow, 4, p.x, p.y, p.z, o);
     return (vec3){o[0], o[1], o[2]};
 }
 
 float eddy_body_flow_radius(const eddy_world *w, const body *b) {
     const float size = b->def.shape.type == EDDY_SHAPE_SPHERE ? b->def.shape.radius : b->circumradius;
-    const float cell = w->grid_valid ? fmax_det(w->grid.spacing[0],
-                                                fmax_det(w->grid.spacing[1], w->grid.spacing[2]))
-                                     : 0.0f;
+    const float cell = eddy_grid_cell_near(w, v3_load(b->position));
     return size + (w->def.boundary_thickness + 1.0f) * w->def.vorton_radius + cell;
 }
 

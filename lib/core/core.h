@@ -302,6 +302,33 @@ typedef struct partition {
     int cell_capacity, index_capacity, cell_of_capacity;
 } partition;
 
+/* ---------------------------------------------------------------- islands */
+/* A grid island (lib/fluid/islands.c): a cluster of vortons well separated
+ * from the others, with a grid, a partition and an influence tree of its
+ * own. While a world has two or more islands, the grid phases run once per
+ * island with the island swapped into the world's grid fields (and its
+ * vortons, gathered in index order, into w->vortons): the fields below carry
+ * the same names and meaning as the world's. */
+typedef struct grid_island {
+    particle_array vortons; /* the island's vortons, gathered in index order */
+    int *member;            /* vortons.count indices into the world's vortons, increasing */
+    int member_capacity;
+    grid_shape grid;
+    bool grid_valid;
+    float mollify;
+    influence_tree tree;
+    partition part;
+    vec3 *velocity;
+    float *flow;
+    vec3 *jacobian;
+    float *density;
+    vec3 *density_gradient;
+    int grid_point_capacity;
+} grid_island;
+
+/* The most islands a world splits its vortons into. */
+enum { ISLANDS_MAX = 8 };
+
 /* ---------------------------------------------------------------- emitters */
 typedef struct emitter {
     eddy_emitter_def def;
@@ -417,6 +444,16 @@ typedef struct eddy_world {
     float *density;            /* grid points: rho' field */
     vec3 *density_gradient;    /* grid points */
     int grid_point_capacity;
+    /* Two or more grid islands (lib/fluid/islands.c): island_count > 1 and the
+     * grid fields above are the swapped-in island's inside a grid phase,
+     * unused (grid_valid false) between them; 0 or 1: one grid, the fields
+     * above. Which islands the last step had is state (their flow grids
+     * advect the tracers of the next step). */
+    grid_island islands[ISLANDS_MAX];
+    int island_count;
+    /* Scratch of the split (2 x capacity ints), not state. */
+    int *island_order;
+    int island_order_capacity;
     /* EDDY_GRID_EXTENT_VORTONS (lib/fluid/advect.c, lib/fluid/velocity.c): the
      * step's tracer advection leaves the tracers outside the flow grid where
      * they are and flags them (far_flag[i] = 1 for i < far_count); after the
@@ -515,6 +552,15 @@ static inline bool eddy_velocity_at_vortons(const eddy_world *w) {
 static inline bool eddy_grid_of_vortons(const eddy_world *w) {
     return w->def.grid_extent != EDDY_GRID_EXTENT_ALL_PARTICLES;
 }
+/* The world may split its vortons into grid islands (lib/fluid/islands.c):
+ * a grid of the vortons, the multipole treecode at the grid points, and a
+ * step with one velocity solve (Euler's or the Adams-Bashforth stretching). */
+static inline bool eddy_islands_allowed(const eddy_world *w) {
+    return eddy_grid_of_vortons(w) && w->def.velocity_method == EDDY_VELOCITY_TREECODE &&
+           w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE &&
+           w->def.vorton_step != EDDY_VORTON_STEP_HEUN &&
+           w->def.vorton_step != EDDY_VORTON_STEP_HEUN_ADAPTIVE;
+}
 /* The most cells per vorton EDDY_GRID_EXTENT_VORTONS_CUBIC's grid takes
  * (lib/fluid/velocity.c), twice eddy_grid_define's bound. */
 enum { GRID_CUBIC_MAX_CELLS_PER_VORTON = 16 };
@@ -534,6 +580,17 @@ void eddy_world_leave(const eddy_world *w);
 /* The calling thread's message of the last refused world creation or
  * overlapping call (eddy_last_error_message). */
 extern _Thread_local char eddy_thread_error[256];
+
+/* The grid islands of the last step (lib/core/grid.c): the island whose
+ * grid holds p (-1: none), the island whose grid is nearest p (the first
+ * on a tie; -1: no valid island), and the largest cell edge of the grid
+ * nearest p (the world's own grid without islands; 0: no grid). */
+int eddy_island_holding(const eddy_world *w, float x, float y, float z);
+/* Exchanges island k's vortons and grid fields with the world's: once to
+ * swap it in, once more to swap it out. */
+void eddy_island_swap(eddy_world *w, int k);
+int eddy_island_nearest(const eddy_world *w, float x, float y, float z);
+float eddy_grid_cell_near(const eddy_world *w, vec3 p);
 
 /* Kills the particles older than max_age (lib/core/particles.c). */
 void eddy_phase_kill_by_age(eddy_world *w, particle_array *a, int max_age);

@@ -141,3 +141,69 @@ void eddy_grid_coarsen_cubic(grid_shape *parent, const grid_shape *child) {
         if (child->cells[a] > 1 && child->spacing[a] < 0.75f * longest) halve |= 1u << a;
     coarsen_axes(parent, child, halve ? halve : 7u);
 }
+
+/* ---------------------------------------------------------------- islands
+ * The swap and the lookups over the grid islands (lib/fluid/islands.c). */
+#define ISLAND_SWAP(x, y)                                                                          \
+    do {                                                                                           \
+        unsigned char t_[sizeof(x)];                                                               \
+        _Static_assert(sizeof(x) == sizeof(y), "same field");                                     \
+        memcpy(t_, &(x), sizeof t_);                                                               \
+        memcpy(&(x), &(y), sizeof t_);                                                             \
+        memcpy(&(y), t_, sizeof t_);                                                               \
+    } while (0)
+
+void eddy_island_swap(eddy_world *w, int k) {
+    grid_island *s = &w->islands[k];
+    ISLAND_SWAP(w->vortons, s->vortons);
+    ISLAND_SWAP(w->grid, s->grid);
+    ISLAND_SWAP(w->grid_valid, s->grid_valid);
+    ISLAND_SWAP(w->mollify, s->mollify);
+    ISLAND_SWAP(w->tree, s->tree);
+    ISLAND_SWAP(w->part, s->part);
+    ISLAND_SWAP(w->velocity, s->velocity);
+    ISLAND_SWAP(w->flow, s->flow);
+    ISLAND_SWAP(w->jacobian, s->jacobian);
+    ISLAND_SWAP(w->density, s->density);
+    ISLAND_SWAP(w->density_gradient, s->density_gradient);
+    ISLAND_SWAP(w->grid_point_capacity, s->grid_point_capacity);
+}
+
+int eddy_island_holding(const eddy_world *w, float x, float y, float z) {
+    for (int k = 0; k < w->island_count; ++k)
+        if (w->islands[k].grid_valid && grid_contains(&w->islands[k].grid, x, y, z)) return k;
+    return -1;
+}
+
+int eddy_island_nearest(const eddy_world *w, float x, float y, float z) {
+    int best = -1;
+    float best_d = 0.0f;
+    for (int k = 0; k < w->island_count; ++k) {
+        const grid_shape *g = &w->islands[k].grid;
+        if (!w->islands[k].grid_valid) continue;
+        const float q[3] = {x, y, z};
+        float d = 0.0f;
+        for (int a = 0; a < 3; ++a) {
+            const float top = g->min[a] + g->extent[a];
+            const float out = q[a] < g->min[a] ? g->min[a] - q[a] : q[a] > top ? q[a] - top : 0.0f;
+            d += out * out;
+        }
+        if (best < 0 || d < best_d) {
+            best = k;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+float eddy_grid_cell_near(const eddy_world *w, vec3 p) {
+    const grid_shape *g = &w->grid;
+    if (w->island_count > 1) {
+        const int k = eddy_island_nearest(w, p.x, p.y, p.z);
+        if (k < 0) return 0.0f;
+        g = &w->islands[k].grid;
+    } else if (!w->grid_valid) {
+        return 0.0f;
+    }
+    return fmax_det(g->spacing[0], fmax_det(g->spacing[1], g->spacing[2]));
+}

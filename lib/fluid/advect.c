@@ -73,9 +73,10 @@ static inline void flow_sample(const grid_shape *g, const float *flow, float x, 
 #endif
 }
 
-static void tracer_range(const advect_job *job, int begin, int end) {
-    const grid_shape g = job->w->grid; /* local copy: no aliasing with outputs */
-    const float *flow = job->w->flow;
+/* The tracers [begin, end) with the flow grid (grid, flow). */
+static void tracer_range(const advect_job *job, const grid_shape *grid, const float *flow,
+                         int begin, int end) {
+    const grid_shape g = *grid; /* local copy: no aliasing with outputs */
     particle_array *a = job->a;
     float *restrict px = a->px, *restrict py = a->py, *restrict pz = a->pz;
     float *restrict vx = a->vx, *restrict vy = a->vy, *restrict vz = a->vz;
@@ -116,7 +117,7 @@ static bool tracer_range_far(const advect_job *job, int begin, int end) {
         any |= inside ^ 1u;
     }
     if (!any) {
-        tracer_range(job, begin, end);
+        tracer_range(job, &job->w->grid, job->w->flow, begin, end);
         return false;
     }
     /* the runs of tracers inside the grid, each through the batched loop
@@ -128,10 +129,40 @@ static bool tracer_range_far(const advect_job *job, int begin, int end) {
         }
         int j = i + 1;
         while (j < end && !far[j]) ++j;
-        tracer_range(job, i, j);
+        tracer_range(job, &job->w->grid, job->w->flow, i, j);
         i = j;
     }
     return true;
+}
+
+/* Two or more grid islands (lib/fluid/islands.c), at most one hash block:
+ * each tracer takes the flow of the island whose grid holds it, the runs of
+ * one island's tracers through the batched loop (a tracer's bits do not
+ * depend on its run); a tracer outside every grid is flagged far, or
+ * without flags (out of memory) takes the nearest island's clamped grid. */
+static void tracer_range_islands(const advect_job *job, int begin, int end) {
+    const eddy_world *w = job->w;
+    const particle_array *a = job->a;
+    int8_t which[EDDY_HASH_BLOCK_PARTICLES];
+    for (int i = begin; i < end; ++i) {
+        int k = eddy_island_holding(w, a->px[i], a->py[i], a->pz[i]);
+        if (job->far) job->far[i] = (uint8_t)(k < 0);
+        else if (k < 0) k = eddy_island_nearest(w, a->px[i], a->py[i], a->pz[i]);
+        which[i - begin] = (int8_t)k;
+    }
+    for (int k = 0; k < w->island_count; ++k) {
+        const grid_island *s = &w->islands[k];
+        for (int i = begin; i < end;) {
+            if (which[i - begin] != k) {
+                ++i;
+                continue;
+            }
+            int j = i + 1;
+            while (j < end && which[j - begin] == k) ++j;
+            tracer_range(job, &s->grid, s->flow, i, j);
+            i = j;
+        }
+    }
 }
 
 /* Hash block by hash block: each block is hashed right after it is written,
@@ -140,8 +171,9 @@ static void tracer_chunk(int chunk, int begin, int end, void *context) {
     const advect_job *job = context;
     for (int b = begin; b < end; b += EDDY_HASH_BLOCK_PARTICLES) {
         const int e = end - b < EDDY_HASH_BLOCK_PARTICLES ? end : b + EDDY_HASH_BLOCK_PARTICLES;
-        if (job->far) tracer_range_far(job, b, e);
-        else tracer_range(job, b, e);
+        if (job->w->island_count > 1) tracer_range_islands(job, b, e);
+        else if (job->far) tracer_range_far(job, b, e);
+        else tracer_range(job, &job->w->grid, job->w->flow, b, e);
         eddy_early_hash_block(job->w, b / EDDY_HASH_BLOCK_PARTICLES);
     }
     (void)chunk;
@@ -189,15 +221,14 @@ void eddy_phase_advect_tracers(eddy_world *w, float dt) {
     w->far_count = 0;
     w->far_any = false;
     uint8_t *far = NULL;
-    if (w->grid_valid && eddy_grid_of_vortons(w) && n > 0) {
+    const bool grid = w->grid_valid || w->island_count > 1;
+    if (grid && eddy_grid_of_vortons(w) && n > 0) {
         /* out of memory: every tracer takes the clamped grid, as the seed's */
         if (n > w->far_flag_capacity) (void)eddy_far_flags_reserve(w, n);
         if (n <= w->far_flag_capacity) far = w->far_flag;
     }
-    advect_job job = {w, &w->tracers, dt, {w->wind.x, w->wind.y, w->wind.z},
-                      w->grid_valid, w->grid_valid, false, far};
-    eddy_parallel_for(&w->tasks, n, ADVECT_CHUNK,
-                 w->grid_valid ? tracer_chunk : particle_chunk, &job);
+    advect_job job = {w, &w->tracers, dt, {w->wind.x, w->wind.y, w->wind.z}, grid, grid, false, far};
+    eddy_parallel_for(&w->tasks, n, ADVECT_CHUNK, grid ? tracer_chunk : particle_chunk, &job);
     if (far) {
         w->far_count = n;
         w->far_any = memchr(far, 1, (size_t)n) != NULL;

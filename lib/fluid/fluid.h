@@ -44,6 +44,14 @@ size_t eddy_fluid_partials_bytes(int vortons, int tracers);
 int eddy_bullet_wakes_bound(const eddy_input *in);
 /* Whether the velocity solve takes multipole moments (velocity.c). */
 bool eddy_fluid_uses_moments(const eddy_world *w);
+/* Grid islands (lib/fluid/islands.c). */
+bool eddy_islands_find(eddy_world *w); /* false: out of memory */
+bool eddy_islands_reserve_order(eddy_world *w, int n);
+void eddy_islands_scatter(eddy_world *w);
+void eddy_islands_free(eddy_world *w);
+/* With two or more islands: every island's grid points add the other
+ * islands' velocity (lib/fluid/velocity.c). */
+void eddy_phase_velocity_islands(eddy_world *w);
 void eddy_phase_advect_vortons(eddy_world *w, float dt);
 void eddy_phase_diagnostics(eddy_world *w);
 

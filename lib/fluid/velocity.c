@@ -398,6 +398,61 @@ void eddy_phase_velocity_grid(eddy_world *w) {
         eddy_parallel_for(&w->tasks, w->vortons.count, DIRECT_CHUNK, direct_vorton_chunk, &job);
 }
 
+/* ---------------------------------------------------------------- islands
+ * Two or more grid islands (lib/fluid/islands.c): each island's velocity
+ * phase walked its own tree. Here each island's grid points add, island by
+ * island in order, the velocity of every other island's vortons: a walk of
+ * that island's tree with its core (the multipole test takes a far island's
+ * root as one cell), over the same tiles as the island's own walk. */
+typedef struct island_job {
+    eddy_world *w;
+    const grid_island *from;
+    float a, c;
+} island_job;
+
+static void island_tile_chunk(int chunk, int begin, int end, void *context) {
+    const island_job *job = context;
+    eddy_world *w = job->w;
+    for (int n = begin; n < end; ++n) {
+        tree_tile tile;
+        int point[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+        tile_blocks(&w->grid, n, &tile, point);
+        vec3 u[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
+        eddy_tree_velocity_tile(&job->from->tree, &job->from->vortons, &job->from->part, &tile,
+                                w->def.treecode_opening_angle, job->a, job->c, u);
+        for (int k = 0; k < TREE_TILE_BLOCKS; ++k)
+            if (tile.active >> k & 1u)
+                for (int p = 0; p < TREE_BLOCK_POINTS; ++p)
+                    if (point[k][p] >= 0) {
+                        vec3 *o = &w->velocity[point[k][p]];
+                        o->x += u[k][p].x;
+                        o->y += u[k][p].y;
+                        o->z += u[k][p].z;
+                    }
+    }
+    (void)chunk;
+}
+
+void eddy_phase_velocity_islands(eddy_world *w) {
+    if (w->island_count < 2) return;
+    const float r = w->def.vorton_radius;
+    for (int k = 0; k < w->island_count; ++k) {
+        eddy_island_swap(w, k);
+        if (w->grid_valid) {
+            const grid_shape *g = &w->grid;
+            const int tiles = tiles_along(g, 0) * tiles_along(g, 1) * tiles_along(g, 2);
+            for (int j = 0; j < w->island_count; ++j) {
+                const grid_island *from = &w->islands[j];
+                if (j == k || !from->grid_valid) continue;
+                const float f = from->mollify;
+                island_job job = {w, from, r * f, 1.0f / (f * f * f)};
+                eddy_parallel_for(&w->tasks, tiles, TILE_CHUNK, island_tile_chunk, &job);
+            }
+        }
+        eddy_island_swap(w, k);
+    }
+}
+
 /* ---------------------------------------------------------------- far tracers
  * EDDY_GRID_EXTENT_VORTONS: the grid spans the vortons alone, so the step's
  * tracer advection left the tracers outside it where they were (far_flag,
@@ -417,8 +472,10 @@ typedef struct far_job {
     float dt, a, c;
 } far_job;
 
-/* The multipole walk at tracers who[0 .. n), n <= FAR_TILE. */
-static void far_tile(const far_job *job, const int *who, int n, vec3 *u) {
+/* The multipole walk at tracers who[0 .. n), n <= FAR_TILE, of the tree of
+ * vortons v (core a, circulation factor c). */
+static void far_tile(const far_job *job, const influence_tree *tree, const particle_array *v,
+                     const partition *part, float core, float c, const int *who, int n, vec3 *u) {
     const eddy_world *w = job->w;
     const particle_array *t = &w->tracers;
     tree_tile tile;
@@ -445,9 +502,28 @@ static void far_tile(const far_job *job, const int *who, int n, vec3 *u) {
         tile.active |= 1u << k;
     }
     vec3 out[TREE_TILE_BLOCKS][TREE_BLOCK_POINTS];
-    eddy_tree_velocity_tile(&w->tree, &w->vortons, &w->part, &tile, w->def.treecode_opening_angle,
-                            job->a, job->c, out);
+    eddy_tree_velocity_tile(tree, v, part, &tile, w->def.treecode_opening_angle, core, c, out);
     for (int m = 0; m < n; ++m) u[m] = out[m / TREE_BLOCK_POINTS][m % TREE_BLOCK_POINTS];
+}
+
+/* Two or more islands: the sum of every island's walk at the tracers, in
+ * island order, each with its own core. */
+static void far_tile_islands(const far_job *job, const int *who, int n, vec3 *u) {
+    const eddy_world *w = job->w;
+    const float r = w->def.vorton_radius;
+    for (int m = 0; m < n; ++m) u[m] = (vec3){0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < w->island_count; ++k) {
+        const grid_island *s = &w->islands[k];
+        if (!s->grid_valid) continue;
+        const float f = s->mollify;
+        vec3 part_u[FAR_TILE];
+        far_tile(job, &s->tree, &s->vortons, &s->part, r * f, 1.0f / (f * f * f), who, n, part_u);
+        for (int m = 0; m < n; ++m) {
+            u[m].x += part_u[m].x;
+            u[m].y += part_u[m].y;
+            u[m].z += part_u[m].z;
+        }
+    }
 }
 
 static void far_chunk(int chunk, int begin, int end, void *context) {
@@ -461,11 +537,15 @@ static void far_chunk(int chunk, int begin, int end, void *context) {
     (void)chunk;
     if (n == 0) return;
     vec3 u[FAR_CHUNK];
-    if (!w->grid_valid) {
+    if (w->island_count > 1) {
+        for (int m = 0; m < n; m += FAR_TILE)
+            far_tile_islands(job, who + m, n - m < FAR_TILE ? n - m : FAR_TILE, u + m);
+    } else if (!w->grid_valid) {
         for (int m = 0; m < n; ++m) u[m] = (vec3){0.0f, 0.0f, 0.0f};
     } else if (uses_moments(w)) {
         for (int m = 0; m < n; m += FAR_TILE)
-            far_tile(job, who + m, n - m < FAR_TILE ? n - m : FAR_TILE, u + m);
+            far_tile(job, &w->tree, &w->vortons, &w->part, job->a, job->c, who + m,
+                     n - m < FAR_TILE ? n - m : FAR_TILE, u + m);
     } else {
         for (int m = 0; m < n; ++m) {
             const int i = who[m];

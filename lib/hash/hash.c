@@ -239,7 +239,8 @@ static bool early_reserve(eddy_world *w, int blocks) {
 void eddy_early_hash_prepare(eddy_world *w) {
     w->early_armed = false;
     w->early_blocks = 0;
-    if (!w->def.hash_every_step || w->step_substeps != 1 || !w->grid_valid ||
+    if (!w->def.hash_every_step || w->step_substeps != 1 ||
+        !(w->grid_valid || w->island_count > 1) ||
         (w->tasks.mutations & EDDY_MUTATION_UNFUSED_TRACER_HASH) != 0)
         return;
     if (w->early_pause > 0 && (w->tasks.mutations & EDDY_MUTATION_EARLY_TRACER_HASH_ALWAYS) == 0) {
@@ -356,13 +357,26 @@ static void put_diagnostics(le_writer *wr, const eddy_diagnostics *d) {
 
 /* Without a valid grid its fields are leftovers of an earlier frame (the
  * build phase keeps them when there are no vortons): not state, not hashed. */
+static void put_grid_record(le_writer *wr, bool valid, const grid_shape *g, float mollify) {
+    put_bool(wr, valid);
+    if (!valid) return;
+    for (int i = 0; i < 3; ++i) put_f32(wr, g->min[i]);
+    for (int i = 0; i < 3; ++i) put_f32(wr, g->spacing[i]);
+    for (int i = 0; i < 3; ++i) put_i32(wr, g->cells[i]);
+    put_f32(wr, mollify);
+}
+
 static void put_grid(le_writer *wr, const eddy_world *w) {
-    put_bool(wr, w->grid_valid);
-    if (!w->grid_valid) return;
-    for (int i = 0; i < 3; ++i) put_f32(wr, w->grid.min[i]);
-    for (int i = 0; i < 3; ++i) put_f32(wr, w->grid.spacing[i]);
-    for (int i = 0; i < 3; ++i) put_i32(wr, w->grid.cells[i]);
-    put_f32(wr, w->mollify);
+    put_grid_record(wr, w->grid_valid, &w->grid, w->mollify);
+}
+
+/* Grid islands (lib/fluid/islands.c), only while there are two or more: a
+ * world that never split hashes as before islands existed. */
+static void put_islands(le_writer *wr, const eddy_world *w) {
+    if (w->island_count < 2) return;
+    put_u32(wr, (uint32_t)w->island_count);
+    for (int k = 0; k < w->island_count; ++k)
+        put_grid_record(wr, w->islands[k].grid_valid, &w->islands[k].grid, w->islands[k].mollify);
 }
 
 /* The single block of the globals component. */
@@ -379,6 +393,7 @@ static uint64_t globals_block_hash(const eddy_world *w) {
     for (int i = 0; i < w->emitter_count; ++i) put_emitter(&wr, &w->emitters[i]);
     put_diagnostics(&wr, &w->diagnostics);
     put_grid(&wr, w);
+    put_islands(&wr, w);
     /* Active blasts (lib/fluid/blast.c), only while there are any: a world
      * that never had one hashes as before blasts existed (hash spec 1). */
     if (w->blast_count > 0) {

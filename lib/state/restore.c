@@ -40,7 +40,7 @@
 
 enum {
     RESTORE_PIECE_WORDS = 16384, /* 64 KiB: one parallel piece of a check or copy */
-    RESTORE_MAX_SPANS = 2 * PARTICLE_FIELD_COUNT + 1,
+    RESTORE_MAX_SPANS = 2 * PARTICLE_FIELD_COUNT + 1 + ISLANDS_MAX,
     RESTORE_FLAG_BATCH = 1024,   /* pieces checked per parallel batch (flags on the stack) */
 };
 
@@ -73,6 +73,11 @@ typedef struct snap_view {
     grid_shape grid;
     float mollify;
     const uint8_t *flow;
+    int island_count;            /* ISLE section, when present (else 0) */
+    bool island_valid[ISLANDS_MAX];
+    grid_shape island_grid[ISLANDS_MAX];
+    float island_mollify[ISLANDS_MAX];
+    const uint8_t *island_flow[ISLANDS_MAX];
     int blast_count;             /* BLST section, when present */
     active_blast blasts[EDDY_MAX_ACTIVE_BLASTS];
     word_span spans[RESTORE_MAX_SPANS];
@@ -392,19 +397,55 @@ static void get_grid_shape(wire_reader *r, grid_shape *g) {
                        g->cells[1], g->cells[2], g->points[0], g->points[1], g->points[2]);
 }
 
+/* A grid's shape, mollification and flow array (located, copied later). */
+static void get_one_grid(wire_reader *r, snap_view *v, grid_shape *g, float *mollify,
+                         const uint8_t **flow) {
+    get_grid_shape(r, g);
+    *mollify = eddy_wire_get_f32(r, "mollify");
+    if (!wire_ok(r)) return;
+    const size_t values = 4 * (size_t)grid_point_count(g);
+    *flow = eddy_wire_get_bytes(r, 4 * values, "flow grid");
+    if (*flow) add_span(v, *flow, values, true);
+}
+
 static void get_grid(wire_reader *r, snap_view *v) {
     size_t end;
     if (!section_open(r, SEC_GRID, &end)) return;
     v->grid_valid = eddy_wire_get_bool(r, "grid_valid");
-    if (v->grid_valid) {
-        get_grid_shape(r, &v->grid);
-        v->mollify = eddy_wire_get_f32(r, "mollify");
-        if (!wire_ok(r)) return;
-        const size_t values = 4 * (size_t)grid_point_count(&v->grid);
-        v->flow = eddy_wire_get_bytes(r, 4 * values, "flow grid");
-        if (v->flow) add_span(v, v->flow, values, true);
-    }
+    if (v->grid_valid) get_one_grid(r, v, &v->grid, &v->mollify, &v->flow);
     section_close(r, end, "GRID");
+}
+
+/* Optional: present only while the world has two or more grid islands
+ * (snapshot_layout.h), whose definition allows them, and then the world's
+ * own grid is not in use. */
+static void get_islands(wire_reader *r, const eddy_world *w, snap_view *v) {
+    size_t end;
+    if (!section_open(r, SEC_ISLANDS, &end)) return;
+    const uint32_t n = eddy_wire_get_u32(r, "island count");
+    if (wire_ok(r) && (n < 2 || n > ISLANDS_MAX)) {
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "%u grid islands (2 to %d allowed)", (unsigned)n,
+                       ISLANDS_MAX);
+        return;
+    }
+    if (wire_ok(r) && (!eddy_islands_allowed(w) || v->grid_valid)) {
+        eddy_wire_fail(r, EDDY_ERROR_CORRUPT,
+                       "grid islands in a snapshot whose %s",
+                       v->grid_valid ? "own grid is in use" : "world's definition has none");
+        return;
+    }
+    for (uint32_t k = 0; k < n && wire_ok(r); ++k) {
+        v->island_valid[k] = eddy_wire_get_bool(r, "island grid_valid");
+        if (v->island_valid[k])
+            get_one_grid(r, v, &v->island_grid[k], &v->island_mollify[k], &v->island_flow[k]);
+    }
+    v->island_count = (int)n;
+    section_close(r, end, "ISLE");
+}
+
+/* True when the next section's tag is `section`'s. */
+static bool next_section_is(const wire_reader *r, const snap_view *v, int section) {
+    return r->pos + 4 <= v->body_end && load_le32(r->data + r->pos) == k_sections[section];
 }
 
 /* Optional: present only while a blast is active (snapshot_layout.h). */
@@ -509,14 +550,19 @@ static void check_arrays(wire_reader *r, eddy_world *w, const snap_view *v) {
     if (wire_ok(r) && bad >= 0) report_non_finite(r, v, bad, &job);
 }
 
-static void check_grid_shape(wire_reader *r, const snap_view *v) {
-    if (!v->grid_valid) return;
-    const grid_shape *g = &v->grid;
+static bool grid_geometry_finite(const grid_shape *g, float mollify) {
     const float geometry[] = {g->min[0], g->min[1], g->min[2], g->extent[0], g->extent[1],
                               g->extent[2], g->spacing[0], g->spacing[1], g->spacing[2],
-                              g->inv_spacing[0], g->inv_spacing[1], g->inv_spacing[2], v->mollify};
-    if (!all_finite(geometry, sizeof geometry / sizeof geometry[0]))
+                              g->inv_spacing[0], g->inv_spacing[1], g->inv_spacing[2], mollify};
+    return all_finite(geometry, sizeof geometry / sizeof geometry[0]);
+}
+
+static void check_grid_shape(wire_reader *r, const snap_view *v) {
+    if (v->grid_valid && !grid_geometry_finite(&v->grid, v->mollify))
         eddy_wire_fail(r, EDDY_ERROR_NAN, "the grid holds a NaN or infinite value");
+    for (int k = 0; k < v->island_count && wire_ok(r); ++k)
+        if (v->island_valid[k] && !grid_geometry_finite(&v->island_grid[k], v->island_mollify[k]))
+            eddy_wire_fail(r, EDDY_ERROR_NAN, "grid island %d holds a NaN or infinite value", k);
 }
 
 /* ---------------------------------------------------------------- bodies */
@@ -670,7 +716,8 @@ static void check_snapshot(wire_reader *r, eddy_world *w, snap_view *v) {
     get_emitters(r, v);
     get_bodies(r, w, v);
     get_grid(r, v);
-    if (wire_ok(r) && r->pos < v->body_end) get_blasts(r, v);
+    if (wire_ok(r) && next_section_is(r, v, SEC_BLASTS)) get_blasts(r, v);
+    if (wire_ok(r) && r->pos < v->body_end) get_islands(r, w, v);
     if (wire_ok(r) && r->pos != v->body_end)
         eddy_wire_fail(r, EDDY_ERROR_CORRUPT, "%zu bytes after the last section",
                        v->body_end - r->pos);
@@ -686,12 +733,26 @@ static void check_snapshot(wire_reader *r, eddy_world *w, snap_view *v) {
 }
 
 /* ================================================================ stage 2: reserve */
+/* Each island's grid arrays, the island swapped in to grow them. */
+static bool islands_reserve(eddy_world *w, const snap_view *v) {
+    bool ok = true;
+    for (int k = 0; k < v->island_count && ok; ++k) {
+        if (!v->island_valid[k]) continue;
+        eddy_island_swap(w, k);
+        ok = eddy_grid_arrays_reserve(w, grid_point_count(&v->island_grid[k]));
+        eddy_island_swap(w, k);
+    }
+    return ok;
+}
+
 static void reserve(wire_reader *r, eddy_world *w, const snap_view *v) {
     if (!eddy_particles_reserve_rewound(&w->vortons, v->particle_count[0]) ||
         !eddy_particles_reserve_rewound(&w->tracers, v->particle_count[1]))
         oom(r, "the world's particles");
     else if (v->grid_valid && !eddy_grid_arrays_reserve(w, grid_point_count(&v->grid)))
         oom(r, "the world's grid arrays");
+    else if (!islands_reserve(w, v))
+        oom(r, "the world's grid islands");
     else if (!grow_zeroed((void **)&w->emitters, &w->emitter_capacity, v->emitter_count,
                           sizeof(emitter)) ||
              !grow_zeroed((void **)&w->bodies, &w->body_capacity, v->body_count, sizeof(body)) ||
@@ -712,6 +773,8 @@ static void span_destinations(eddy_world *w, snap_view *v) {
                 v->spans[s++].dst = particle_field_array(&k_particle_fields[f], arrays[which]);
     }
     if (v->flow) v->spans[s++].dst = w->flow;
+    for (int k = 0; k < v->island_count; ++k)
+        if (v->island_flow[k]) v->spans[s++].dst = w->islands[k].flow;
     EDDY_ASSERT(s == v->span_count);
     /* Test only: the bug synctest must catch, a restore that leaves a cache
      * of the newer state in place (the flow grid the next step reads). */
@@ -779,6 +842,16 @@ static void commit(eddy_world *w, snap_view *v, wire_reader *r) {
     if (v->grid_valid) {
         w->grid = v->grid;
         w->mollify = v->mollify;
+    }
+    /* The islands' shapes and flows (their trees and the rest are rebuilt
+     * by the next step before anything reads them). */
+    w->island_count = v->island_count;
+    for (int k = 0; k < v->island_count; ++k) {
+        grid_island *s = &w->islands[k];
+        s->grid_valid = v->island_valid[k];
+        if (!s->grid_valid) continue;
+        s->grid = v->island_grid[k];
+        s->mollify = v->island_mollify[k];
     }
     /* Stable particle ids are not state and not in snapshots: renumbered
      * (include/eddy/view.h); reserve() sized their arrays with the others. */

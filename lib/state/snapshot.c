@@ -40,7 +40,8 @@
 /* ================================================================ writing */
 
 enum {
-    SNAP_MAX_ROOMS = 2 * PARTICLE_FIELD_COUNT + 1, /* particle fields, the flow grid */
+    /* particle fields, the flow grid, the islands' flow grids */
+    SNAP_MAX_ROOMS = 2 * PARTICLE_FIELD_COUNT + 1 + ISLANDS_MAX,
     SNAP_COPY_PIECE = 1 << 16                      /* bytes per copy piece (a multiple of 4) */
 };
 
@@ -185,19 +186,36 @@ static void put_bodies(wire_writer *w, const eddy_world *world) {
     section_end(w, at);
 }
 
+/* A grid's shape, its mollification and (later) its flow array. */
+static void put_one_grid(wire_writer *w, snap_rooms *r, const grid_shape *g, float mollify,
+                         const float *flow) {
+    put_floats(w, g->min, 3);
+    put_floats(w, g->extent, 3);
+    put_floats(w, g->spacing, 3);
+    put_floats(w, g->inv_spacing, 3);
+    for (int a = 0; a < 3; ++a) eddy_wire_put_i32(w, g->cells[a]);
+    for (int a = 0; a < 3; ++a) eddy_wire_put_i32(w, g->points[a]);
+    eddy_wire_put_f32(w, mollify);
+    put_words32_later(w, r, flow, 4 * (size_t)grid_point_count(g));
+}
+
 static void put_grid(wire_writer *w, snap_rooms *r, const eddy_world *world) {
     size_t at = section_begin(w, SEC_GRID);
     eddy_wire_put_bool(w, world->grid_valid);
-    if (world->grid_valid) {
-        const grid_shape *g = &world->grid;
-        put_floats(w, g->min, 3);
-        put_floats(w, g->extent, 3);
-        put_floats(w, g->spacing, 3);
-        put_floats(w, g->inv_spacing, 3);
-        for (int a = 0; a < 3; ++a) eddy_wire_put_i32(w, g->cells[a]);
-        for (int a = 0; a < 3; ++a) eddy_wire_put_i32(w, g->points[a]);
-        eddy_wire_put_f32(w, world->mollify);
-        put_words32_later(w, r, world->flow, 4 * (size_t)grid_point_count(g));
+    if (world->grid_valid) put_one_grid(w, r, &world->grid, world->mollify, world->flow);
+    section_end(w, at);
+}
+
+/* The grid islands of the last step (lib/fluid/islands.c): only while the
+ * world has two or more; each island's grid as GRID's. */
+static void put_islands(wire_writer *w, snap_rooms *r, const eddy_world *world) {
+    if (world->island_count < 2) return;
+    size_t at = section_begin(w, SEC_ISLANDS);
+    eddy_wire_put_u32(w, (uint32_t)world->island_count);
+    for (int k = 0; k < world->island_count; ++k) {
+        const grid_island *s = &world->islands[k];
+        eddy_wire_put_bool(w, s->grid_valid);
+        if (s->grid_valid) put_one_grid(w, r, &s->grid, s->mollify, s->flow);
     }
     section_end(w, at);
 }
@@ -225,6 +243,8 @@ static size_t snapshot_estimate(const eddy_world *world) {
     n += 100 * (size_t)world->emitter_count + 1000 * (size_t)world->body_count;
     n += 40 * (size_t)world->blast_count;
     if (world->grid_valid) n += 16 * (size_t)grid_point_count(&world->grid);
+    for (int k = 0; k < world->island_count; ++k)
+        if (world->islands[k].grid_valid) n += 100 + 16 * (size_t)grid_point_count(&world->islands[k].grid);
     return n;
 }
 
@@ -249,6 +269,7 @@ static eddy_status snapshot_held(const eddy_world *world, eddy_bytes *out) {
     put_bodies(&w, world);
     put_grid(&w, &rooms, world);
     put_blasts(&w, world);
+    put_islands(&w, &rooms, world);
     if (!w.failed) {
         rooms.data = out->data;
         const size_t pieces = (rooms.total + SNAP_COPY_PIECE - 1) / SNAP_COPY_PIECE;

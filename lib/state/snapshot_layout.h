@@ -24,11 +24,13 @@ enum {
 static const uint32_t k_sections[] = {SNAP_TAG('G', 'L', 'O', 'B'), SNAP_TAG('V', 'O', 'R', 'T'),
                                       SNAP_TAG('T', 'R', 'A', 'C'), SNAP_TAG('E', 'M', 'I', 'T'),
                                       SNAP_TAG('B', 'O', 'D', 'Y'), SNAP_TAG('G', 'R', 'I', 'D'),
-                                      SNAP_TAG('B', 'L', 'S', 'T')};
-/* BLST (the active blasts) follows GRID only while a blast is active, so a
- * world that never had one writes version 1's bytes exactly. */
+                                      SNAP_TAG('B', 'L', 'S', 'T'), SNAP_TAG('I', 'S', 'L', 'E')};
+/* BLST (the active blasts) follows GRID only while a blast is active, and
+ * ISLE (the grid islands, lib/fluid/islands.c) comes last only while the
+ * world has two or more, so a world that never had either writes version
+ * 1's bytes exactly. */
 enum { SEC_GLOBALS, SEC_VORTONS, SEC_TRACERS, SEC_EMITTERS, SEC_BODIES, SEC_GRID, SEC_BLASTS,
-       SEC_COUNT };
+       SEC_ISLANDS, SEC_COUNT };
 
 /* Particle fields in wire order (VORT and TRAC sections), one 32-bit word
  * per particle each. The encoder, the decoder, the finiteness check and the
