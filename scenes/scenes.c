@@ -87,6 +87,10 @@ static const scene_entry k_scenes[] = {
       300},
      0x5eed001au, scene_build_smoke_grenade, scene_populate_smoke_grenade,
      scene_input_smoke_grenade},
+    {{"two_rings_apart",
+      "two rings 16 apart on one axis close in: a grid island each until frame 82, then one grid",
+      150},
+     0x5eed001bu, scene_build_two_rings_apart, NULL, NULL},
 };
 
 enum { k_scene_count = (int)(sizeof k_scenes / sizeof k_scenes[0]) };

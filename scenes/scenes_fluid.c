@@ -239,6 +239,23 @@ eddy_status scene_build_leapfrog(scene_build *b) {
     return scene_seed_tracers(b, 3, SCENE_TRACERS_FILL);
 }
 
+/* two_rings_apart: two rings on one axis, 16 units apart, moving toward
+ * each other. At first the gap (12 units between their domains) is more
+ * than twice either ring's extent, so each ring is a grid island of its own
+ * (lib/fluid/islands.c); as they close in they share one grid, then meet.
+ * The tracers fill the box over both, most of them between the rings,
+ * outside both islands' grids (the far field). */
+eddy_status scene_build_two_rings_apart(scene_build *b) {
+    const scene_ring_params forward = {1.0f, 1.0f, k_axis_x};
+    const scene_ring_params backward = {1.0f, 1.0f, {-1.0f, 0.0f, 0.0f}};
+    const scene_distribution df = {scene_sample_vortex_ring, &forward, scene_ring_domain(&forward)};
+    const scene_distribution db = {scene_sample_vortex_ring, &backward,
+                                   scene_ring_domain(&backward)};
+    SCENE_TRY(scene_assign_vortons(b, &df, 20.0f, 1024, k_origin));
+    SCENE_TRY(scene_assign_vortons(b, &db, 20.0f, 1024, scene_vec3(16.0f, 0.0f, 0.0f)));
+    return scene_seed_tracers(b, 2, SCENE_TRACERS_FILL);
+}
+
 eddy_status scene_build_dye_drop(scene_build *b) {
     const scene_ball_params ball = {1.0f, 10.0f};
     const scene_distribution d = {scene_sample_density_ball, &ball, scene_ball_domain(&ball)};

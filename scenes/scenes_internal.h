@@ -217,6 +217,7 @@ scene_build_fn scene_build_jet_ring;
 scene_build_fn scene_build_vortex_sheet;
 scene_build_fn scene_build_crossed_tubes;
 scene_build_fn scene_build_leapfrog;
+scene_build_fn scene_build_two_rings_apart;
 scene_build_fn scene_build_dye_drop;
 scene_build_fn scene_build_two_drops;
 scene_build_fn scene_build_noise_cloud;
