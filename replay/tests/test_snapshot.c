@@ -58,6 +58,7 @@ ParameterizedTestParameters(snapshot, continuation_matches_uninterrupted_run) {
         {"noise_cloud", 4, 2, 4},      /* emitting vortons and tracers, 262k tracers */
         {"ball_through_smoke", 25, 4, 6},  /* ball in the smoke: mid-collision */
         {"wind_past_ball", 30, 3, 5},  /* fixed ball, emitted smoke streaming past */
+        {"two_rings_apart", 6, 3, 6},  /* two grid islands: their flows in ISLE */
     };
     return cr_make_param_array(continuation, params, sizeof params / sizeof params[0]);
 }
@@ -182,6 +183,56 @@ static uint64_t hash_of(eddy_world *w) { return eddy_world_hash(w).frame_hash; }
 static void reseal(eddy_bytes *b) {
     uint64_t h = eddy_wire_xxh3(b->data, b->size - 8);
     for (int i = 0; i < 8; ++i) b->data[b->size - 8 + (size_t)i] = (uint8_t)(h >> (8 * i));
+}
+
+/* The offset of the payload of the last section tagged `tag` (after its tag
+ * and length), or 0. */
+static size_t section_payload(const eddy_bytes *b, const char tag[4]) {
+    for (size_t at = b->size - 8 - 12; at >= 32; --at)
+        if (memcmp(b->data + at, tag, 4) == 0) return at + 12;
+    return 0;
+}
+
+/* A world of two grid islands writes their flows in an ISLE section; a
+ * count out of range, or a section cut short, is refused by name and
+ * leaves the world as it was. */
+Test(snapshot, refuses_damaged_grid_islands) {
+    eddy_world *w = world_at("two_rings_apart", 2, 3);
+    cr_assert_eq(eddy_world_get_island_grid_info(w, 0, NULL), 2);
+    eddy_bytes snap = {0};
+    snapshot_of(w, &snap);
+    const size_t payload = section_payload(&snap, "ISLE");
+    cr_assert_gt(payload, 0, "no ISLE section");
+    const uint64_t before = hash_of(w);
+    const uint32_t counts[3] = {1, 9, 0xffffffffu};
+    for (int k = 0; k < 3; ++k) {
+        eddy_bytes bad = {0};
+        testkit_append(&bad, snap.data, snap.size);
+        for (int i = 0; i < 4; ++i) bad.data[payload + (size_t)i] = (uint8_t)(counts[k] >> (8 * i));
+        reseal(&bad);
+        char message[256];
+        cr_expect_eq(eddy_world_restore(w, bad.data, bad.size, message, sizeof message),
+                     EDDY_ERROR_CORRUPT, "count %u", counts[k]);
+        cr_expect(strstr(message, "grid islands") != NULL, "message: %s", message);
+        cr_expect_eq(hash_of(w), before, "a refused restore changed the world");
+        eddy_bytes_free(&bad);
+    }
+    /* the last island's flow cut by one point: the section is too short */
+    eddy_bytes cut = {0};
+    testkit_append(&cut, snap.data, snap.size - 8 - 16);
+    const uint64_t length = (uint64_t)(cut.size - 32);
+    for (int i = 0; i < 8; ++i) cut.data[24 + (size_t)i] = (uint8_t)(length >> (8 * i));
+    uint8_t zero[8] = {0};
+    testkit_append(&cut, zero, 8);
+    reseal(&cut);
+    char message[256];
+    const eddy_status s = eddy_world_restore(w, cut.data, cut.size, message, sizeof message);
+    cr_expect(s == EDDY_ERROR_TRUNCATED || s == EDDY_ERROR_CORRUPT, "%s: %s", eddy_status_name(s),
+              message);
+    cr_expect_eq(hash_of(w), before, "a refused restore changed the world");
+    eddy_bytes_free(&cut);
+    eddy_bytes_free(&snap);
+    eddy_world_destroy(w);
 }
 
 Test(snapshot, refuses_a_world_with_another_definition) {
