@@ -130,9 +130,11 @@ EDDY_API eddy_status eddy_world_reserve(eddy_world *world, int vortons, int trac
  * the counts it can reach (its particles plus what this input's emitters,
  * bursts and bullets can add, and the slots and vertices of the bodies and
  * emitters it creates), and a failure there changes nothing: the world
- * steps again as if the call had not been made. One allocation comes later,
+ * steps again as if the call had not been made. Two allocations come later,
  * once the state has changed: the grid's arrays beyond 65,536 vortons (no
- * bound is reserved there); a failure there, or a step that leaves a NaN or infinity in the
+ * bound is reserved there), and a grid island's arrays the first time the
+ * vortons split into islands or an island outgrows them (see
+ * eddy_world_get_island_grid_info); a failure there, or a step that leaves a NaN or infinity in the
  * state (EDDY_ERROR_NAN; the message names the first vorton, tracer or body
  * and its field), is not rolled back, since keeping a copy would cost a
  * whole state per step. Instead the world needs a restore: every later step
