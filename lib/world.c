@@ -749,22 +749,32 @@ static bool heun_vortons(eddy_world *w, float dt) {
     const int n = a->count;
     if (n == 0) return true; /* nothing to move; the step's grid stays as built */
     if (!heun_reserve(w, n)) return false;
+    /* With grid islands the stages run per island (EACH_ISLAND); the start,
+     * the predicted velocities and the mean are taken on the world's own
+     * vortons, scattered back first (lib/fluid/islands.c), and the second
+     * solve splits the predicted vortons into islands afresh. */
+    if (w->island_count > 1) eddy_islands_scatter(w);
     const size_t bytes = (size_t)n * sizeof(float);
     const float *const start[6] = {a->px, a->py, a->pz, a->wx, a->wy, a->wz};
     for (int k = 0; k < 6; ++k) memcpy(w->heun[k], start[k], bytes);
     bool ok = true;
-    PHASE(w, EDDY_PHASE_STRETCH, eddy_phase_stretch(w, dt));
-    PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_advect_vortons(w, dt));
+    PHASE(w, EDDY_PHASE_STRETCH, EACH_ISLAND(w, ok, eddy_phase_stretch(w, dt)));
+    PHASE(w, EDDY_PHASE_ADVECT_VORTONS, EACH_ISLAND(w, ok, eddy_phase_advect_vortons(w, dt)));
+    if (w->island_count > 1) eddy_islands_scatter(w);
     memcpy(w->heun[6], a->vx, bytes);
     memcpy(w->heun[7], a->vy, bytes);
     memcpy(w->heun[8], a->vz, bytes);
-    PHASE(w, EDDY_PHASE_TREE_BUILD, ok = eddy_phase_build_grid_and_tree(w));
+    PHASE(w, EDDY_PHASE_TREE_BUILD, ok = eddy_islands_find(w));
     if (!ok) return false;
-    PHASE(w, EDDY_PHASE_VELOCITY_GRID, eddy_phase_velocity_grid(w));
-    PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_density_grid(w));
-    PHASE(w, EDDY_PHASE_DENSITY, eddy_phase_pack_flow(w));
-    PHASE(w, EDDY_PHASE_STRETCH, eddy_phase_stretch(w, dt));
-    PHASE(w, EDDY_PHASE_ADVECT_VORTONS, eddy_phase_advect_vortons(w, dt));
+    PHASE(w, EDDY_PHASE_TREE_BUILD, EACH_ISLAND(w, ok, ok = eddy_phase_build_grid_and_tree(w)));
+    if (!ok) return false;
+    PHASE(w, EDDY_PHASE_VELOCITY_GRID, EACH_ISLAND(w, ok, eddy_phase_velocity_grid(w));
+          eddy_phase_velocity_islands(w));
+    PHASE(w, EDDY_PHASE_DENSITY, EACH_ISLAND(w, ok, eddy_phase_density_grid(w)));
+    PHASE(w, EDDY_PHASE_DENSITY, EACH_ISLAND(w, ok, eddy_phase_pack_flow(w)));
+    PHASE(w, EDDY_PHASE_STRETCH, EACH_ISLAND(w, ok, eddy_phase_stretch(w, dt)));
+    PHASE(w, EDDY_PHASE_ADVECT_VORTONS, EACH_ISLAND(w, ok, eddy_phase_advect_vortons(w, dt)));
+    if (w->island_count > 1) eddy_islands_scatter(w);
     PHASE(w, EDDY_PHASE_ADVECT_VORTONS,
           eddy_parallel_for(&w->tasks, n, HEUN_CHUNK, heun_mean_chunk, w));
     return true;
@@ -813,7 +823,7 @@ static bool substep(eddy_world *w, float dt, bool first) {
     PHASE(w, EDDY_PHASE_DENSITY, EACH_ISLAND(w, ok, eddy_phase_pack_flow(w)));
     if (w->def.vorton_step == EDDY_VORTON_STEP_HEUN ||
         w->def.vorton_step == EDDY_VORTON_STEP_HEUN_ADAPTIVE) {
-        PHASE(w, EDDY_PHASE_DIFFUSION, ok = eddy_phase_diffuse(w, dt));
+        PHASE(w, EDDY_PHASE_DIFFUSION, EACH_ISLAND(w, ok, ok = eddy_phase_diffuse(w, dt)));
         if (!ok) return diffusion_refused(w);
         if (!heun_vortons(w, dt)) return false;
     } else {

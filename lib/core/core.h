@@ -553,13 +553,11 @@ static inline bool eddy_grid_of_vortons(const eddy_world *w) {
     return w->def.grid_extent != EDDY_GRID_EXTENT_ALL_PARTICLES;
 }
 /* The world may split its vortons into grid islands (lib/fluid/islands.c):
- * a grid of the vortons, the multipole treecode at the grid points, and a
- * step with one velocity solve (Euler's or the Adams-Bashforth stretching). */
+ * a grid of the vortons and the multipole treecode at the grid points (any
+ * vorton step). */
 static inline bool eddy_islands_allowed(const eddy_world *w) {
     return eddy_grid_of_vortons(w) && w->def.velocity_method == EDDY_VELOCITY_TREECODE &&
-           w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE &&
-           w->def.vorton_step != EDDY_VORTON_STEP_HEUN &&
-           w->def.vorton_step != EDDY_VORTON_STEP_HEUN_ADAPTIVE;
+           w->def.treecode_traversal == EDDY_TREECODE_MULTIPOLE;
 }
 /* The most cells per vorton EDDY_GRID_EXTENT_VORTONS_CUBIC's grid takes
  * (lib/fluid/velocity.c), twice eddy_grid_define's bound. */

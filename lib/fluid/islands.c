@@ -20,7 +20,9 @@
  * velocity, flow, stretching, diffusion, the vortons' advection) runs once
  * per island, with the island swapped into the world's grid fields and its
  * vortons, gathered in index order, into w->vortons; after the last of
- * them the vortons are scattered back. The velocity at an island's grid
+ * them the vortons are scattered back (Heun's steps scatter before the
+ * predictor and split the predicted vortons afresh for the second solve,
+ * lib/world.c). The velocity at an island's grid
  * points then adds every other island's, by a walk of that island's tree
  * with its own core (the multipole opening test takes a far island's root
  * expansion, one cell). A tracer samples the flow of the island whose grid
