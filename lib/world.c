@@ -998,16 +998,10 @@ int eddy_world_get_tracers(const eddy_world *w, int start, int count, eddy_trace
 
 eddy_vec3 eddy_world_sample_velocity(const eddy_world *w, eddy_vec3 p) {
     eddy_vec3 u = w->wind;
-    const grid_shape *grid = &w->grid;
-    const float *flow = w->flow;
-    if (w->island_count > 1) { /* the island whose grid holds p */
-        const int k = eddy_island_holding(w, p.x, p.y, p.z);
-        if (k < 0) return u;
-        grid = &w->islands[k].grid;
-        flow = w->islands[k].flow;
-    } else if (!w->grid_valid) {
-        return u;
-    }
+    int k;
+    const grid_shape *grid = eddy_sample_grid(w, p.x, p.y, p.z, &k);
+    if (!grid) return u;
+    const float *flow = k < 0 ? w->flow : w->islands[k].flow;
     /* Beyond a grid of the vortons alone the flow is the far field, which
      * the last step evaluated only at the tracers: the wind is returned
      * there (the seed's grid, which holds every particle, clamps). */

@@ -32,16 +32,10 @@
 enum { POISON_CHUNK = 256 };
 
 static float sample_rho(const eddy_world *w, vec3 p) {
-    const grid_shape *g = &w->grid;
-    const float *density = w->density;
-    if (w->island_count > 1) { /* the island whose grid holds p (lib/fluid/islands.c) */
-        const int k = eddy_island_holding(w, p.x, p.y, p.z);
-        if (k < 0) return 0.0f;
-        g = &w->islands[k].grid;
-        density = w->islands[k].density;
-    } else if (!w->grid_valid) {
-        return 0.0f;
-    }
+    int k;
+    const grid_shape *g = eddy_sample_grid(w, p.x, p.y, p.z, &k);
+    if (!g) return 0.0f;
+    const float *density = k < 0 ? w->density : w->islands[k].density;
     const float q[3] = {p.x, p.y, p.z};
     for (int a = 0; a < 3; ++a)
         if (!(q[a] >= g->min[a] && q[a] <= g->min[a] + (float)g->cells[a] * g->spacing[a]))

@@ -148,16 +148,10 @@ void eddy_body_faces(body *b) {
 
 /* ---------------------------------------------------------------- the flow */
 static vec3 sample_flow(const eddy_world *w, vec3 p) {
-    const grid_shape *g = &w->grid;
-    const float *flow = w->flow;
-    if (w->island_count > 1) { /* the island whose grid holds p (lib/fluid/islands.c) */
-        const int k = eddy_island_holding(w, p.x, p.y, p.z);
-        if (k < 0) return (vec3){0.0f, 0.0f, 0.0f};
-        g = &w->islands[k].grid;
-        flow = w->islands[k].flow;
-    } else if (!w->grid_valid) {
-        return (vec3){0.0f, 0.0f, 0.0f};
-    }
+    int k;
+    const grid_shape *g = eddy_sample_grid(w, p.x, p.y, p.z, &k);
+    if (!g) return (vec3){0.0f, 0.0f, 0.0f};
+    const float *flow = k < 0 ? w->flow : w->islands[k].flow;
     const float q[3] = {p.x, p.y, p.z};
     for (int a = 0; a < 3; ++a)
         if (!(q[a] >= g->min[a] && q[a] <= g->min[a] + (float)g->cells[a] * g->spacing[a]))

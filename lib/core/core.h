@@ -589,6 +589,10 @@ int eddy_island_holding(const eddy_world *w, float x, float y, float z);
 void eddy_island_swap(eddy_world *w, int k);
 int eddy_island_nearest(const eddy_world *w, float x, float y, float z);
 float eddy_grid_cell_near(const eddy_world *w, vec3 p);
+/* The grid a sample at p reads: with islands, the island whose grid holds p
+ * (*island its index; NULL when none does), else the world's own grid when
+ * valid (*island -1; NULL without one). */
+const grid_shape *eddy_sample_grid(const eddy_world *w, float x, float y, float z, int *island);
 
 /* Kills the particles older than max_age (lib/core/particles.c). */
 void eddy_phase_kill_by_age(eddy_world *w, particle_array *a, int max_age);

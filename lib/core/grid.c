@@ -196,6 +196,13 @@ int eddy_island_nearest(const eddy_world *w, float x, float y, float z) {
     return best;
 }
 
+const grid_shape *eddy_sample_grid(const eddy_world *w, float x, float y, float z, int *island) {
+    *island = -1;
+    if (w->island_count < 2) return w->grid_valid ? &w->grid : NULL;
+    *island = eddy_island_holding(w, x, y, z);
+    return *island < 0 ? NULL : &w->islands[*island].grid;
+}
+
 float eddy_grid_cell_near(const eddy_world *w, vec3 p) {
     const grid_shape *g = &w->grid;
     if (w->island_count > 1) {
