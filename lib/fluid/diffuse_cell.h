@@ -431,9 +431,8 @@ static void pse_moments_home(const pse_job *job, const pse_runs *r, pse_home *ho
                              pse_list *list) {
     const pse_sorted *s = &job->s;
     const pse_home_lanes h = pse_lanes_of(home);
-    const float cut2 = job->cut2;
     int buf[PSE_BATCH + VF_LANES];
-    float d2s[VF_LANES];
+    const vf cut = vf_splat(job->cut2);
     bool record = list && pse_list_room(list, 1);
     const int head = record ? list->count++ : -1;
     if (record) list->idx[head] = 0;
@@ -444,11 +443,16 @@ static void pse_moments_home(const pse_job *job, const pse_runs *r, pse_home *ho
             const vf dx = vf_sub(h.x, vf_load(s->x + a));
             const vf dy = vf_sub(h.y, vf_load(s->y + a));
             const vf dz = vf_sub(h.z, vf_load(s->z + a));
-            vf_store(d2s, vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz)));
-            const int lanes = end - a < VF_LANES ? end - a : VF_LANES;
-            for (int l = 0; l < lanes; ++l) {
-                buf[n] = a + l;
-                n += (cut2 > d2s[l]) & (a + l != home->self);
+            const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
+            /* the lanes within the cut-off (a NaN is not), past the run's end
+             * and the home's own slot left out; kept in lane order */
+            unsigned keep = vm_bits(vf_lt(d2, cut));
+            if (end - a < VF_LANES) keep &= (1u << (end - a)) - 1u;
+            const unsigned self = (unsigned)(home->self - a);
+            if (self < VF_LANES) keep &= ~(1u << self);
+            while (keep) {
+                buf[n++] = a + (int)EDDY_LOWEST_BIT64(keep);
+                keep &= keep - 1u;
             }
             if (n > PSE_BATCH - VF_LANES) {
                 pse_moments_flush(job, &h, home, buf, n, list, head, &record);
