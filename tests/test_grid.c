@@ -42,32 +42,40 @@ static void expect_cells(const grid_shape *g, int cx, int cy, int cz) {
 /* ---------------------------------------------------------------- sizing */
 
 /* EDDY_GRID_EXTENT_VORTONS_CUBIC's grid: every cell a cube of the edge asked
- * for, the fewest along each axis that cover [lo, hi] with half a cell to
- * spare, the box in the middle but for a quarter cell (more room below than
- * above by half a cell); the edge doubles while there are more than
- * max_cells. */
+ * for; its nodes at c + (k + 1/4) edge, c the middle of the box, the fewest
+ * of them that leave a quarter cell or more beyond the box at both ends; the
+ * edge doubles while there are more than max_cells. */
+static void expect_cubic_lattice(const grid_shape *g, const float lo[3], const float hi[3],
+                                 float edge) {
+    for (int a = 0; a < 3; ++a) {
+        const double e = edge, c = 0.5 * (double)lo[a] + 0.5 * (double)hi[a];
+        const double l = lo[a], h = hi[a];
+        const double min = g->min[a], max = (double)g->min[a] + (double)g->extent[a];
+        cr_expect_eq(g->spacing[a], edge, "axis %d: edge %.9g", a, (double)g->spacing[a]);
+        cr_expect_eq(g->extent[a], (float)g->cells[a] * edge);
+        /* a quarter cell or more to spare at each end, and no node more */
+        cr_expect_leq(min, l - 0.25 * e + 1e-5 * e, "axis %d: min %.7g", a, min);
+        cr_expect_geq(max, h + 0.25 * e - 1e-5 * e, "axis %d: max %.7g", a, max);
+        cr_expect_gt(min + e, l - 0.25 * e, "axis %d: a node too many below", a);
+        cr_expect_lt(max - e, h + 0.25 * e, "axis %d: a node too many above", a);
+        /* the nodes a quarter cell off the box's middle: (min - c)/e - 1/4 whole */
+        const double k = (min - c) / e - 0.25;
+        cr_expect_lt(fabs(k - floor(k + 0.5)), 1e-4, "axis %d: nodes at c + (%.6f + 1/4) e", a, k);
+    }
+}
+
 Test(grid, define_cubic_covers_the_box_with_cubes) {
     grid_shape g;
     const float lo[3] = {-0.76f, 10.0f, 3.25f}, hi[3] = {0.76f, 11.52f, 3.57f};
     eddy_grid_define_cubic(&g, lo, hi, 0.0625f, 1 << 20);
-    /* (1.52 + 0.03125) / 0.0625 = 24.8 -> 25; (0.32 + 0.03125) / 0.0625 = 5.62 -> 6 */
-    expect_cells(&g, 25, 25, 6);
-    for (int a = 0; a < 3; ++a) {
-        cr_expect_eq(g.spacing[a], 0.0625f, "axis %d: edge %.9g", a, (double)g.spacing[a]);
-        cr_expect_eq(g.extent[a], (float)g.cells[a] * 0.0625f);
-        cr_expect_leq(g.min[a], lo[a]);
-        cr_expect_geq(g.min[a] + g.extent[a], hi[a]);
-        /* a quarter cell below the middle: half a cell more room below */
-        const double below = (double)lo[a] - (double)g.min[a],
-                     above = (double)g.min[a] + (double)g.extent[a] - (double)hi[a];
-        cr_expect_lt(fabs(below - above - 0.03125), 1e-5, "axis %d: %.7g below, %.7g above", a,
-                     below, above);
-    }
-    /* 25 * 25 * 6 = 3750 > 2048: the edge doubles once, 13 x 13 x 4 ((1.52 + 0.0625) / 0.125
-     * = 12.7, (0.32 + 0.0625) / 0.125 = 3.06) */
+    /* x: (lo - c)/e = -12.16, nodes k = -13 .. 13: 26; z: -2.56, k = -4 .. 3: 7 */
+    expect_cells(&g, 26, 26, 7);
+    expect_cubic_lattice(&g, lo, hi, 0.0625f);
+    /* 26 * 26 * 7 = 4732 > 2048: the edge doubles once, 14 x 14 x 4 (x: -6.08,
+     * k = -7 .. 7; z: -1.28, k = -2 .. 2) */
     eddy_grid_define_cubic(&g, lo, hi, 0.0625f, 2048);
-    expect_cells(&g, 13, 13, 4);
-    for (int a = 0; a < 3; ++a) cr_expect_eq(g.spacing[a], 0.125f);
+    expect_cells(&g, 14, 14, 4);
+    expect_cubic_lattice(&g, lo, hi, 0.125f);
     /* a NaN or zero edge gives one cell, never a loop */
     eddy_grid_define_cubic(&g, lo, hi, NAN, 4096);
     expect_cells(&g, 1, 1, 1);
@@ -76,6 +84,27 @@ Test(grid, define_cubic_covers_the_box_with_cubes) {
     cr_expect(shape_finite(&g));
 }
 
+/* Why the nodes are fixed to the box's middle: a box that grows a little at a
+ * time gains its cells one at a time at its ends, and the nodes keep their
+ * place relative to the middle. A grid centred on the box with the fewest
+ * cells moved its nodes by half a cell whenever the count changed parity (a
+ * jump in every vorton's place in its cell, and so in the differenced
+ * Jacobian, every few frames as a ring spread: docs/algorithm.md, "Where the
+ * grid lies"). */
+Test(grid, define_cubic_grows_without_moving_its_nodes) {
+    const float lo[3] = {-1.0f, -1.0f, -0.2f}, e = 0.1f;
+    int changes = 0, last = 0;
+    for (int step = 0; step <= 64; ++step) {
+        const float grow = 0.01f * (float)step;
+        const float hi[3] = {1.0f + grow, 1.0f + 0.5f * grow, 0.2f};
+        grid_shape g;
+        eddy_grid_define_cubic(&g, lo, hi, e, 1 << 20);
+        expect_cubic_lattice(&g, lo, hi, e);
+        changes += step > 0 && g.cells[0] != last;
+        last = g.cells[0];
+    }
+    cr_expect_geq(changes, 5, "the box grew by 6.4 cells along x: %d count changes", changes);
+}
 
 /* Worked by hand from the rule in grid.c (edge = cbrt(V / target); cells =
  * floor(E / edge + 0.5), min 1; round up to a power of two; halve every axis

@@ -103,17 +103,20 @@ static inline int grid_cell_count(const grid_shape *g) {
 /* Size a grid over [lo, hi] with about target_cells cells (power of two per
  * axis, fewer than 8*target_cells), without libm (grid.c). */
 void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int target_cells);
-/* EDDY_GRID_EXTENT_VORTONS_CUBIC: cubic cells of edge `edge`, the fewest
- * along each axis (any count, not a power of two) that cover [lo, hi] with
- * half a cell to spare, placed centred and then a quarter cell down each
- * axis; the edge is doubled (all axes at once) while there are more than
- * max_cells. Why the quarter cell: the edge is the vortons' mean spacing,
- * so a lattice of vortons centred in the box lies either on the cells'
- * faces or in their middles, and on the faces a fluid at rest
- * (container_layers) overturned by frame 129; a quarter cell off, neither
- * parity of the lattice lies on a face (docs/physics.md, finding 7). The
- * tree's levels above halve odd counts rounding up (eddy_grid_decimate,
- * grid_child_count). */
+/* EDDY_GRID_EXTENT_VORTONS_CUBIC: cubic cells of edge `edge` (any count per
+ * axis, not a power of two), their nodes at c + (k + 1/4) edge with c the
+ * middle of [lo, hi], the fewest that leave a quarter cell or more beyond
+ * lo and hi; the edge is doubled (all axes at once) while there are more
+ * than max_cells. Why fixed to the middle: as the box grows, cells are added
+ * at its ends and no node jumps (a grid centred with the fewest cells moved
+ * every node by half a cell whenever a count changed parity, and the
+ * vortex_ring's impulse drift at stretch gain 1 doubled: docs/algorithm.md).
+ * Why the quarter: the edge is the vortons' mean spacing, so a lattice of
+ * vortons centred in the box lies either on the cells' faces or in their
+ * middles, and on the faces a fluid at rest (container_layers) overturned
+ * by frame 129; a quarter cell off, neither parity of the lattice lies on a
+ * face (docs/physics.md, finding 7). The tree's levels above halve odd
+ * counts rounding up (eddy_grid_decimate, grid_child_count). */
 void eddy_grid_define_cubic(grid_shape *g, const float lo[3], const float hi[3], float edge,
                             int64_t max_cells);
 /* The most cells, and points, a grid eddy_grid_define sizes for target_cells

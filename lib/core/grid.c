@@ -54,22 +54,42 @@ void eddy_grid_define(grid_shape *g, const float lo[3], const float hi[3], int t
     }
 }
 
-static int cells_covering(float extent, float edge) {
-    const float n = extent / edge;
-    if (!(n < 1048576.0f)) return 1 << 20; /* also catches NaN/inf */
-    int c = (int)n;
-    if ((float)c < n) ++c;
-    return c < 1 ? 1 : c;
+/* The cubic grid's nodes lie at c + (k + 1/4) edge along each axis, c the
+ * middle of [lo, hi], k any integer: the lattice is fixed to the box's
+ * middle, not to its low corner, so when the box grows by enough for one
+ * more cell the new cell is added at that side and every other node stays
+ * where it was (see core.h). The first and last nodes taken are the ones
+ * that leave at least a quarter cell beyond lo and hi. Exact float steps:
+ * the same counts on every machine. */
+static void cubic_axis(float lo, float hi, float edge, int *cells, float *first) {
+    const float c = 0.5f * lo + 0.5f * hi;
+    const float u = (lo - c) / edge - 0.5f, v = (hi - c) / edge;
+    *first = c - 0.75f * edge;
+    if (u != u || v != v || !(edge < 1e29f)) { /* NaN, or no edge: one cell */
+        *cells = 1;
+        return;
+    }
+    if (!(u > -262144.0f && v < 262144.0f)) { /* more cells than any grid takes */
+        *cells = 1 << 20;
+        return;
+    }
+    /* k + 1/4 <= (lo - c)/edge - 1/4 for the first node, k + 1/4 >= (hi - c)/edge
+     * + 1/4 for the last; floor and ceil by a cast, exact below 2^23 */
+    const int below = (int)u - ((float)(int)u > u);
+    const int above = (int)v + ((float)(int)v < v);
+    *cells = above - below > 1 ? above - below : 1;
+    *first = c + ((float)below + 0.25f) * edge;
 }
 
 void eddy_grid_define_cubic(grid_shape *g, const float lo[3], const float hi[3], float edge,
                             int64_t max_cells) {
     if (max_cells < 1) max_cells = 1;
     if (!(edge > 0.0f && edge < 1e30f)) edge = 1e30f; /* one cell: never loops */
+    float first[3];
     for (;;) {
         int64_t product = 1;
         for (int a = 0; a < 3; ++a) {
-            g->cells[a] = cells_covering(hi[a] - lo[a] + 0.5f * edge, edge);
+            cubic_axis(lo[a], hi[a], edge, &g->cells[a], &first[a]);
             product *= g->cells[a];
         }
         if (product <= max_cells || product == 1 || !(edge < 1e29f)) break;
@@ -77,8 +97,7 @@ void eddy_grid_define_cubic(grid_shape *g, const float lo[3], const float hi[3],
     }
     for (int a = 0; a < 3; ++a) {
         g->extent[a] = (float)g->cells[a] * edge;
-        /* centred, then a quarter cell down: see core.h */
-        g->min[a] = lo[a] - 0.5f * (g->extent[a] - (hi[a] - lo[a])) - 0.25f * edge;
+        g->min[a] = first[a];
         g->points[a] = g->cells[a] + 1;
         g->spacing[a] = edge;
         g->inv_spacing[a] = 1.0f / edge;
