@@ -12,6 +12,7 @@
  * paths give the same bits; lanes never mix, nothing is summed across lanes. */
 #include "fluid/advect_batch.h"
 #include "hash/hash.h"
+#include "runtime/lanes4.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -111,7 +112,27 @@ static bool tracer_range_far(const advect_job *job, int begin, int end) {
     particle_array *a = job->a;
     uint8_t *far = job->far;
     unsigned any = 0;
-    for (int i = begin; i < end; ++i) {
+    /* grid_contains in lanes: the same operations per tracer, so the same
+     * flags (a NaN coordinate is outside either way) */
+    const vf zero = vf_splat(0.0f);
+    const vf mx = vf_splat(g.min[0]), my = vf_splat(g.min[1]), mz = vf_splat(g.min[2]);
+    const vf ix = vf_splat(g.inv_spacing[0]), iy = vf_splat(g.inv_spacing[1]),
+             iz = vf_splat(g.inv_spacing[2]);
+    const vf cx = vf_splat((float)g.cells[0]), cy = vf_splat((float)g.cells[1]),
+             cz = vf_splat((float)g.cells[2]);
+    int i = begin;
+    for (; i + VF_LANES <= end; i += VF_LANES) {
+        const vf ux = vf_mul(vf_sub(vf_load(a->px + i), mx), ix);
+        const vf uy = vf_mul(vf_sub(vf_load(a->py + i), my), iy);
+        const vf uz = vf_mul(vf_sub(vf_load(a->pz + i), mz), iz);
+        const vm in = vm_and(vm_and(vm_and(vf_ge(ux, zero), vf_ge(cx, ux)),
+                                    vm_and(vf_ge(uy, zero), vf_ge(cy, uy))),
+                             vm_and(vf_ge(uz, zero), vf_ge(cz, uz)));
+        const unsigned out = ~vm_bits(in) & ((1u << VF_LANES) - 1u);
+        for (int l = 0; l < VF_LANES; ++l) far[i + l] = (uint8_t)(out >> l & 1u);
+        any |= out;
+    }
+    for (; i < end; ++i) {
         const unsigned inside = grid_contains(&g, a->px[i], a->py[i], a->pz[i]);
         far[i] = (uint8_t)(inside ^ 1u);
         any |= inside ^ 1u;
@@ -122,7 +143,7 @@ static bool tracer_range_far(const advect_job *job, int begin, int end) {
     }
     /* the runs of tracers inside the grid, each through the batched loop
      * (a tracer's bits do not depend on the run it is in) */
-    for (int i = begin; i < end;) {
+    for (i = begin; i < end;) {
         if (far[i]) {
             ++i;
             continue;
