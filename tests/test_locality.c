@@ -262,6 +262,21 @@ static void skip_unless_targets(void) {
     if (!e || strcmp(e, "1") != 0) cr_skip_test("target not met yet; EDDY_LOCALITY_TARGETS=1 runs it");
 }
 
+/* Two rings `apart` m apart with definition d (the second translated along
+ * x), each within 0.5 % of `alone`, the speed of one ring alone with d. */
+static void expect_two_rings_as_alone(const eddy_world_def *d, double alone, double apart,
+                                      const char *what) {
+    const ring_spec two[2] = {k_ring_z, {{0.0, 0.0, 1.0}, {apart, 0.0, 0.0}}};
+    double u[2];
+    ring_speeds(d, two, 2, NULL, 0, u);
+    for (int k = 0; k < 2; ++k) {
+        cr_log_info("%s: ring %d of two %g m apart %.5f m/s, alone %.5f (ratio %.5f)", what, k,
+                    apart, u[k], alone, u[k] / alone);
+        cr_expect(fabs(u[k] / alone - 1.0) <= 0.005, "%s, %g m, ring %d: ratio %.5f", what, apart,
+                  k, u[k] / alone);
+    }
+}
+
 /* Two rings 10 m and 50 m apart, each within 0.5 % of its speed alone
  * (issue 35 item 1): each ring is a grid island of its own
  * (lib/fluid/islands.c), with the grid, partition and tree of the ring
@@ -270,18 +285,8 @@ static void skip_unless_targets(void) {
 Test(locality, two_rings_50m) {
     const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_TREECODE);
     const double alone = ring_speed(&d, &k_ring_z, NULL, 0);
-    const double apart[2] = {10.0, 50.0};
-    for (int m = 0; m < 2; ++m) {
-        const ring_spec two[2] = {k_ring_z, {{0.0, 0.0, 1.0}, {apart[m], 0.0, 0.0}}};
-        double u[2];
-        ring_speeds(&d, two, 2, NULL, 0, u);
-        for (int k = 0; k < 2; ++k) {
-            cr_log_info("ring %d of two %g m apart: %.5f m/s, alone %.5f (ratio %.5f)", k,
-                        apart[m], u[k], alone, u[k] / alone);
-            cr_expect(fabs(u[k] / alone - 1.0) <= 0.005, "%g m, ring %d: ratio %.5f", apart[m], k,
-                      u[k] / alone);
-        }
-    }
+    expect_two_rings_as_alone(&d, alone, 10.0, "default solver");
+    expect_two_rings_as_alone(&d, alone, 50.0, "default solver");
 }
 
 /* Two rings 50 m apart with the stretching off (gain 0): what remains of
@@ -327,15 +332,7 @@ Test(locality, two_rings_50m_without_stretching) {
  * Jacobian). */
 Test(locality, two_rings_50m_at_the_vortons) {
     const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS, EDDY_VELOCITY_TREECODE_VORTONS);
-    const double alone = ring_speed(&d, &k_ring_z, NULL, 0);
-    const ring_spec two[2] = {k_ring_z, {{0.0, 0.0, 1.0}, {50.0, 0.0, 0.0}}};
-    double u[2];
-    ring_speeds(&d, two, 2, NULL, 0, u);
-    for (int k = 0; k < 2; ++k) {
-        cr_log_info("vortons' walk: ring %d of two 50 m apart %.5f m/s, alone %.5f (ratio %.5f)", k,
-                    u[k], alone, u[k] / alone);
-        cr_expect(fabs(u[k] / alone - 1.0) <= 0.005, "ring %d: ratio %.5f", k, u[k] / alone);
-    }
+    expect_two_rings_as_alone(&d, ring_speed(&d, &k_ring_z, NULL, 0), 50.0, "vortons' walk");
 }
 
 /* ---------------------------------------------------------------- isotropy */
@@ -424,15 +421,7 @@ Test(isotropy, cubic_cells_have_the_same_edge_in_any_direction) {
  * the edge of the pair's moments: 0.873 / 0.866 of their speed alone). */
 Test(locality, two_rings_50m_with_cubic_cells) {
     const eddy_world_def d = ring_def(EDDY_GRID_EXTENT_VORTONS_CUBIC, EDDY_VELOCITY_TREECODE);
-    const double alone = ring_speed(&d, &k_ring_z, NULL, 0);
-    const ring_spec two[2] = {k_ring_z, {{0.0, 0.0, 1.0}, {50.0, 0.0, 0.0}}};
-    double u[2];
-    ring_speeds(&d, two, 2, NULL, 0, u);
-    for (int k = 0; k < 2; ++k) {
-        cr_log_info("cubic cells, ring %d of two 50 m apart: %.5f m/s, alone %.5f (ratio %.5f)", k,
-                    u[k], alone, u[k] / alone);
-        cr_expect(fabs(u[k] / alone - 1.0) <= 0.005, "ring %d: ratio %.5f", k, u[k] / alone);
-    }
+    expect_two_rings_as_alone(&d, ring_speed(&d, &k_ring_z, NULL, 0), 50.0, "cubic cells");
 }
 
 /* The cubic grid's edge comes from sums over the vortons (per chunk in
