@@ -72,6 +72,14 @@
  *   neighbours by sorted position and computes no kernel and searches no
  *   cell. Without memory for a list a chunk searches its cells as before:
  *   the same bits either way.
+ * - Records for the gathers. The copy also holds each vorton as one
+ *   32-byte-aligned record of 8 floats (x, y, z, wx, wy, wz, rho', g; g
+ *   from the moments pass). The kept pairs of the moments pass and every
+ *   pair of the exchange substeps are gathered as records, a lane's record
+ *   one load and the lanes' fields a transpose in registers
+ *   (vf_load_records8), where the arrays cost a load per field: the
+ *   diffusion phase of noise_cloud takes 0.70 of its time with arrays
+ *   (bench/RESULTS.md). Only data moves: the same bits.
  * The code of the last three steps is lib/fluid/diffuse_cell.h, built once per
  * lane width. */
 #include "runtime/lanes4.h"
@@ -101,10 +109,22 @@ static pse_cell_fn *pse_cell_for_cpu(void) {
 
 static size_t pse_stride(int capacity) { return (size_t)capacity + PSE_PAD; }
 
+/* The scratch holds PSE_ARRAYS arrays of stride floats, then the records
+ * (8 floats per sorted position) from the first 32-byte boundary on. */
+static size_t pse_scratch_floats(int capacity) {
+    return PSE_ARRAYS * pse_stride(capacity) + 8 * (size_t)capacity + PSE_RECORD_ALIGN_FLOATS;
+}
+
+static float *pse_records(const eddy_world *w) {
+    float *p = w->sorted_scratch + PSE_ARRAYS * pse_stride(w->sorted_scratch_capacity);
+    const uintptr_t misaligned = (uintptr_t)p % (PSE_RECORD_ALIGN_FLOATS * sizeof(float));
+    return misaligned ? p + (PSE_RECORD_ALIGN_FLOATS * sizeof(float) - misaligned) / sizeof(float)
+                      : p;
+}
+
 bool eddy_pse_reserve(eddy_world *w, int n) {
     if (n <= w->sorted_scratch_capacity) return true;
-    const size_t stride = pse_stride(n);
-    float *p = eddy_realloc(w->sorted_scratch, PSE_ARRAYS * stride * sizeof *p);
+    float *p = eddy_realloc(w->sorted_scratch, pse_scratch_floats(n) * sizeof *p);
     if (!p) return false;
     w->sorted_scratch = p;
     w->sorted_scratch_capacity = n;
@@ -115,7 +135,8 @@ static pse_sorted pse_sorted_view(const eddy_world *w) {
     const float *p = w->sorted_scratch;
     const size_t stride = pse_stride(w->sorted_scratch_capacity);
     return (pse_sorted){p,              p + stride,     p + 2 * stride, p + 3 * stride,
-                        p + 4 * stride, p + 5 * stride, p + 6 * stride, p + 7 * stride};
+                        p + 4 * stride, p + 5 * stride, p + 6 * stride, p + 7 * stride,
+                        pse_records(w)};
 }
 
 /* The moments pass's outputs: g and a in partition order. */
@@ -135,7 +156,7 @@ static void copy_chunk(int chunk, int begin, int end, void *context) {
     float *out = job->w->sorted_scratch;
     const size_t stride = pse_stride(job->w->sorted_scratch_capacity);
     float *x = out, *y = x + stride, *z = y + stride, *wx = z + stride, *wy = wx + stride;
-    float *wz = wy + stride, *rho = wz + stride;
+    float *wz = wy + stride, *rho = wz + stride, *rec = job->s.rec;
     for (int n = begin; n < end; ++n) {
         const int i = sorted[n];
         x[n] = v->px[i];
@@ -145,6 +166,18 @@ static void copy_chunk(int chunk, int begin, int end, void *context) {
         wy[n] = v->wy[i];
         wz[n] = v->wz[i];
         rho[n] = v->drho[i];
+    }
+    if (job->pass == PSE_PASS_SEED) return; /* the seed's exchange reads no record */
+    for (int n = begin; n < end; ++n) {
+        float *r = rec + 8 * (size_t)n;
+        r[0] = x[n];
+        r[1] = y[n];
+        r[2] = z[n];
+        r[3] = wx[n];
+        r[4] = wy[n];
+        r[5] = wz[n];
+        r[6] = rho[n];
+        /* r[7], g, is the moments pass's: written once a phase */
     }
 }
 
@@ -173,6 +206,7 @@ static void pse_store(const pse_job *job, const pse_home *h) {
         const float floor = job->spread_floor * h->dr;
         const float m = h->dwx > floor ? h->dwx : floor;
         job->g_out[h->self] = m > 0.0f ? 6.0f / m : 0.0f;
+        job->s.rec[8 * (size_t)h->self + 7] = job->g_out[h->self];
         job->a_out[h->self] = m > 0.0f ? 6.0f * h->dr / m : 0.0f;
         return;
     }

@@ -25,9 +25,16 @@ enum { PSE_BATCH = 128, PSE_SEGMENTS = PSE_MAX_RUNS, PSE_HOMES = 16 };
  * by the moments pass) and its stability figure a = 6 S / M; each is followed
  * by PSE_PAD zeroed floats that the last lanes may read. */
 enum { PSE_ARRAYS = 9, PSE_PAD = 8 }; /* the widest lanes */
+/* The records' alignment, in floats (32 bytes: an AVX load). */
+enum { PSE_RECORD_ALIGN_FLOATS = 8 };
 
 typedef struct pse_sorted {
     const float *x, *y, *z, *wx, *wy, *wz, *rho, *g;
+    /* The same values as one 8-float record per sorted position (x, y, z,
+     * wx, wy, wz, rho', g; 32-byte aligned): the exchange substeps gather a
+     * neighbour as one record, one cache line, where the arrays above cost
+     * eight. g is written by the moments pass. */
+    float *rec;
 } pse_sorted;
 
 /* What a pass over the neighbourhoods computes. */

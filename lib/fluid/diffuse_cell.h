@@ -6,6 +6,7 @@
 #include "fluid/diffuse.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* A cell's neighbourhood, its 9 runs copied one after the other (up to
  * PSE_BATCH vortons at a time): the homes of the cell read it as one
@@ -142,18 +143,24 @@ static inline void pse_lane_terms(const pse_home_lanes *h, const pse_pack *p, in
 
 /* PSE_PASS_MOMENTS: the terms of M = sum k |d|^2 (in x) and S = sum k (in
  * r), k cut to 0 from |d|^2 >= cut2 on. */
-static inline void pse_lane_moments(const pse_home_lanes *h, const pse_pack *p, int j,
-                                    float neg_inv_s2, float cut2, pse_terms *t) {
+static inline void pse_lane_moments_of(const pse_home_lanes *h, vf x, vf y, vf z, int j,
+                                       float neg_inv_s2, float cut2, pse_terms *t) {
     const vf zero = vf_splat(0.0f);
-    const vf dx = vf_sub(h->x, vf_load(p->x + j));
-    const vf dy = vf_sub(h->y, vf_load(p->y + j));
-    const vf dz = vf_sub(h->z, vf_load(p->z + j));
+    const vf dx = vf_sub(h->x, x);
+    const vf dy = vf_sub(h->y, y);
+    const vf dz = vf_sub(h->z, z);
     const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
     const vf k = vf_select(vf_gt(vf_splat(cut2), d2), vf_expf(vf_mul(d2, vf_splat(neg_inv_s2))), zero);
     vf_store(t->r + j, k);
     vf_store(t->x + j, vf_mul(k, d2));
     vf_store(t->y + j, zero);
     vf_store(t->z + j, zero);
+}
+
+static inline void pse_lane_moments(const pse_home_lanes *h, const pse_pack *p, int j,
+                                    float neg_inv_s2, float cut2, pse_terms *t) {
+    pse_lane_moments_of(h, vf_load(p->x + j), vf_load(p->y + j), vf_load(p->z + j), j, neg_inv_s2,
+                        cut2, t);
 }
 
 /* PSE_PASS_EXCHANGE: the seed's terms with k cut to 0 from |d|^2 >= cut2 on,
@@ -219,6 +226,18 @@ static inline void pse_sum(pse_home *h, const pse_terms *t, int from, int to) {
     h->dwx = dwx;
     h->dwy = dwy;
     h->dwz = dwz;
+}
+
+/* PSE_PASS_MOMENTS: H's two sums (S in dr, M in dwx) over the slots
+ * [0, n); the other two are 0 and never read. */
+static inline void pse_sum_moments(pse_home *h, const pse_terms *t, int n) {
+    float s = h->dr, m = h->dwx;
+    for (int j = 0; j < n; ++j) {
+        s += t->r[j];
+        m += t->x[j];
+    }
+    h->dr = s;
+    h->dwx = m;
 }
 
 /* Both homes' sums over the slots [from, to). */
@@ -346,23 +365,23 @@ PSE_NO_MEMCPY_IDIOM static void pse_near_of(const pse_home_lanes *h, const pse_p
 }
 
 /* PSE_PASS_EXCHANGE's terms with k given (the moments pass's, the same
- * operations on the same positions): pse_lane_exchange without the kernel. */
-static inline void pse_lane_exchange_k(const pse_home_lanes *h, const pse_pack *p, const float *kk,
-                                       int j, pse_terms *t) {
+ * operations on the same positions), the neighbours' fields f[0 .. 7] from
+ * their records: pse_lane_exchange without the kernel. */
+static inline void pse_lane_exchange_k(const pse_home_lanes *h, const vf f[8], vf k, int j,
+                                       pse_terms *t) {
     const vf zero = vf_splat(0.0f);
-    const vf dx = vf_sub(h->x, vf_load(p->x + j));
-    const vf dy = vf_sub(h->y, vf_load(p->y + j));
-    const vf dz = vf_sub(h->z, vf_load(p->z + j));
+    const vf dx = vf_sub(h->x, f[0]);
+    const vf dy = vf_sub(h->y, f[1]);
+    const vf dz = vf_sub(h->z, f[2]);
     const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
-    const vf k = vf_load(kk + j);
-    const vf gt = vf_load(p->g + j);
+    const vf gt = f[7];
     const vf kc = vf_mul(k, vf_select(vf_gt(h->g, gt), gt, h->g));
     const vf axial =
         vf_select(vf_gt(d2, zero), vf_div(vf_mul(vf_splat(PSE_AXIAL_WEIGHT), kc), d2), zero);
-    vf_store(t->r + j, vf_mul(vf_sub(vf_load(p->rho + j), h->rho), kc));
-    const vf ex = vf_sub(vf_load(p->wx + j), h->wx);
-    const vf ey = vf_sub(vf_load(p->wy + j), h->wy);
-    const vf ez = vf_sub(vf_load(p->wz + j), h->wz);
+    vf_store(t->r + j, vf_mul(vf_sub(f[6], h->rho), kc));
+    const vf ex = vf_sub(f[3], h->wx);
+    const vf ey = vf_sub(f[4], h->wy);
+    const vf ez = vf_sub(f[5], h->wz);
     const vf dot = vf_add(vf_add(vf_mul(dx, ex), vf_mul(dy, ey)), vf_mul(dz, ez));
     const vf along = vf_mul(axial, dot);
     vf_store(t->x + j, vf_mul(dx, along));
@@ -393,22 +412,16 @@ static bool pse_list_room(pse_list *l, int n) {
 PSE_NO_MEMCPY_IDIOM static void pse_moments_flush(const pse_job *job, const pse_home_lanes *h,
                                                   pse_home *home, const int *buf, int n,
                                                   pse_list *list, int head, bool *record) {
-    const pse_sorted *s = &job->s;
-    pse_pack near;
     pse_terms t;
-    for (int e = 0; e < n; ++e) {
-        const int i = buf[e];
-        near.x[e] = s->x[i];
-        near.y[e] = s->y[i];
-        near.z[e] = s->z[i];
+    int idx[PSE_BATCH + VF_LANES];
+    memcpy(idx, buf, (size_t)n * sizeof *idx);
+    for (int e = n; e < n + VF_LANES; ++e) idx[e] = idx[n - 1];
+    for (int j = 0; j < n; j += VF_LANES) {
+        vf f[8];
+        vf_load_records8(job->s.rec, idx + j, f);
+        pse_lane_moments_of(h, f[0], f[1], f[2], j, job->neg_inv_s2, job->cut2, &t);
     }
-    for (int e = n; e < n + VF_LANES; ++e) {
-        near.x[e] = near.x[n - 1];
-        near.y[e] = near.y[n - 1];
-        near.z[e] = near.z[n - 1];
-    }
-    for (int j = 0; j < n; j += VF_LANES) pse_lane_moments(h, &near, j, job->neg_inv_s2, job->cut2, &t);
-    pse_sum(home, &t, 0, n);
+    pse_sum_moments(home, &t, n);
     if (*record && pse_list_room(list, n)) {
         for (int e = 0; e < n; ++e) {
             list->idx[list->count + e] = buf[e];
@@ -450,9 +463,12 @@ static void pse_moments_home(const pse_job *job, const pse_runs *r, pse_home *ho
             if (end - a < VF_LANES) keep &= (1u << (end - a)) - 1u;
             const unsigned self = (unsigned)(home->self - a);
             if (self < VF_LANES) keep &= ~(1u << self);
-            while (keep) {
-                buf[n++] = a + (int)EDDY_LOWEST_BIT64(keep);
-                keep &= keep - 1u;
+            /* branch-free: every lane's position is written, the count
+             * moves past it only if it is kept (the loop over set bits
+             * mispredicted its exit once per run) */
+            for (int j = 0; j < VF_LANES; ++j) {
+                buf[n] = a + j;
+                n += (int)((keep >> j) & 1u);
             }
             if (n > PSE_BATCH - VF_LANES) {
                 pse_moments_flush(job, &h, home, buf, n, list, head, &record);
@@ -464,45 +480,29 @@ static void pse_moments_home(const pse_job *job, const pse_runs *r, pse_home *ho
 }
 
 /* PSE_PASS_EXCHANGE from the chunk's list: each home's pairs in the moments
- * pass's order, PSE_BATCH at a time, every neighbour gathered from the
- * partition-order copy by its sorted position. */
-PSE_NO_MEMCPY_IDIOM static void pse_replay_homes(const pse_job *job, pse_home *homes, int count,
-                                                 pse_list *l) {
-    const pse_sorted *s = &job->s;
-    pse_pack near;
+ * pass's order, PSE_BATCH at a time, every neighbour gathered as its record
+ * (lanes past the last repeat it; their terms are never added). */
+static void pse_replay_homes(const pse_job *job, pse_home *homes, int count, pse_list *l) {
+    const float *rec = job->s.rec;
     pse_terms t;
+    int idx[PSE_BATCH + VF_LANES];
     float kk[PSE_BATCH + VF_LANES];
     for (int m = 0; m < count; ++m) {
         const pse_home_lanes h = pse_lanes_of(&homes[m]);
         const int total = l->idx[l->at++];
         for (int done = 0; done < total;) {
             const int n = total - done < PSE_BATCH ? total - done : PSE_BATCH;
-            const int *idx = l->idx + l->at;
-            const float *k = l->k + l->at;
-            for (int j = 0; j < n; ++j) {
-                const int i = idx[j];
-                near.x[j] = s->x[i];
-                near.y[j] = s->y[i];
-                near.z[j] = s->z[i];
-                near.wx[j] = s->wx[i];
-                near.wy[j] = s->wy[i];
-                near.wz[j] = s->wz[i];
-                near.rho[j] = s->rho[i];
-                near.g[j] = s->g[i];
-                kk[j] = k[j];
-            }
+            memcpy(idx, l->idx + l->at, (size_t)n * sizeof *idx);
+            memcpy(kk, l->k + l->at, (size_t)n * sizeof *kk);
             for (int j = n; j < n + VF_LANES; ++j) {
-                near.x[j] = near.x[n - 1];
-                near.y[j] = near.y[n - 1];
-                near.z[j] = near.z[n - 1];
-                near.wx[j] = near.wx[n - 1];
-                near.wy[j] = near.wy[n - 1];
-                near.wz[j] = near.wz[n - 1];
-                near.rho[j] = near.rho[n - 1];
-                near.g[j] = near.g[n - 1];
+                idx[j] = idx[n - 1];
                 kk[j] = kk[n - 1];
             }
-            for (int j = 0; j < n; j += VF_LANES) pse_lane_exchange_k(&h, &near, kk, j, &t);
+            for (int j = 0; j < n; j += VF_LANES) {
+                vf f[8];
+                vf_load_records8(rec, idx + j, f);
+                pse_lane_exchange_k(&h, f, vf_load(kk + j), j, &t);
+            }
             pse_sum(&homes[m], &t, 0, n);
             l->at += n;
             done += n;

@@ -34,6 +34,26 @@ static inline vf vf_select(vm m, vf a, vf b) {
 static inline vf vf_max(vf a, vf b) { return _mm_max_ps(a, b); }
 static inline vm vf_ge(vf a, vf b) { return _mm_cmpge_ps(a, b); }
 static inline unsigned vm_bits(vm m) { return (unsigned)_mm_movemask_ps(m); }
+/* Four 8-float records, rec + 8 idx[l] for lane l (32-byte aligned), as
+ * eight vectors: out[f] holds field f of every lane's record. Only moves
+ * bits. */
+#define VF_HAVE_LOAD_RECORDS8 1
+static inline void vf_load_records8(const float *rec, const int *idx, vf out[8]) {
+    __m128 a0 = _mm_load_ps(rec + 8 * idx[0]), a1 = _mm_load_ps(rec + 8 * idx[1]);
+    __m128 a2 = _mm_load_ps(rec + 8 * idx[2]), a3 = _mm_load_ps(rec + 8 * idx[3]);
+    __m128 b0 = _mm_load_ps(rec + 8 * idx[0] + 4), b1 = _mm_load_ps(rec + 8 * idx[1] + 4);
+    __m128 b2 = _mm_load_ps(rec + 8 * idx[2] + 4), b3 = _mm_load_ps(rec + 8 * idx[3] + 4);
+    _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
+    _MM_TRANSPOSE4_PS(b0, b1, b2, b3);
+    out[0] = a0;
+    out[1] = a1;
+    out[2] = a2;
+    out[3] = a3;
+    out[4] = b0;
+    out[5] = b1;
+    out[6] = b2;
+    out[7] = b3;
+}
 #elif defined(__ARM_NEON) && defined(__aarch64__) && !defined(EDDY_TREE_PLAIN_LANES)
 #include <arm_neon.h>
 typedef float32x4_t vf;
@@ -111,6 +131,17 @@ static inline vm vm_or(vm a, vm b) {
     vm r;
     for (int k = 0; k < 4; ++k) r.v[k] = a.v[k] || b.v[k];
     return r;
+}
+#endif
+
+#if !defined(VF_HAVE_LOAD_RECORDS8)
+/* Four 8-float records, rec + 8 idx[l] for lane l, as eight vectors: out[f]
+ * holds field f of every lane's record. Only moves bits. */
+static inline void vf_load_records8(const float *rec, const int *idx, vf out[8]) {
+    float t[8][4];
+    for (int l = 0; l < 4; ++l)
+        for (int f = 0; f < 8; ++f) t[f][l] = rec[8 * idx[l] + f];
+    for (int f = 0; f < 8; ++f) out[f] = vf_load(t[f]);
 }
 #endif
 

@@ -37,4 +37,38 @@ static inline vf vf_max(vf a, vf b) { return _mm256_max_ps(a, b); }
 static inline vm vf_ge(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GE_OS); }
 static inline unsigned vm_bits(vm m) { return (unsigned)_mm256_movemask_ps(m); }
 
+/* Eight 8-float records, rec + 8 idx[l] for lane l (32-byte aligned), as
+ * eight vectors: out[f] holds field f of every lane's record. Only moves
+ * bits. */
+static inline void vf_load_records8(const float *rec, const int *idx, vf out[8]) {
+    const __m256 r0 = _mm256_load_ps(rec + 8 * idx[0]), r1 = _mm256_load_ps(rec + 8 * idx[1]);
+    const __m256 r2 = _mm256_load_ps(rec + 8 * idx[2]), r3 = _mm256_load_ps(rec + 8 * idx[3]);
+    const __m256 r4 = _mm256_load_ps(rec + 8 * idx[4]), r5 = _mm256_load_ps(rec + 8 * idx[5]);
+    const __m256 r6 = _mm256_load_ps(rec + 8 * idx[6]), r7 = _mm256_load_ps(rec + 8 * idx[7]);
+    /* pairs of records interleaved: fields (0, 1) and (4, 5) of two lanes,
+     * then fields (2, 3) and (6, 7) */
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    /* one field of four lanes per 128-bit half: field f | field f + 4 */
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    /* lanes 0-3 from the low halves, 4-7 from the high ones */
+    out[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+    out[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    out[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+    out[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    out[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+    out[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    out[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+    out[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
 #endif
