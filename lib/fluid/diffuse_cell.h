@@ -6,7 +6,6 @@
 #include "fluid/diffuse.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* A cell's neighbourhood, its 9 runs copied one after the other (up to
  * PSE_BATCH vortons at a time): the homes of the cell read it as one
@@ -410,15 +409,14 @@ static bool pse_list_room(pse_list *l, int n) {
 /* PSE_PASS_MOMENTS: the terms of buf[0 .. n), sorted positions in visiting
  * order, added to home's sums and (while record) appended to the list. */
 PSE_NO_MEMCPY_IDIOM static void pse_moments_flush(const pse_job *job, const pse_home_lanes *h,
-                                                  pse_home *home, const int *buf, int n,
+                                                  pse_home *home, int *buf, int n,
                                                   pse_list *list, int head, bool *record) {
     pse_terms t;
-    int idx[PSE_BATCH + VF_LANES];
-    memcpy(idx, buf, (size_t)n * sizeof *idx);
-    for (int e = n; e < n + VF_LANES; ++e) idx[e] = idx[n - 1];
+    /* the lanes past the last slot repeat it (buf has the room) */
+    for (int e = n; e < n + VF_LANES; ++e) buf[e] = buf[n - 1];
     for (int j = 0; j < n; j += VF_LANES) {
         vf f[8];
-        vf_load_records8(job->s.rec, idx + j, f);
+        vf_load_records8(job->s.rec, buf + j, f);
         pse_lane_moments_of(h, f[0], f[1], f[2], j, job->neg_inv_s2, job->cut2, &t);
     }
     pse_sum_moments(home, &t, n);
@@ -442,7 +440,9 @@ PSE_NO_MEMCPY_IDIOM static void pse_moments_flush(const pse_job *job, const pse_
  * number, then sorted positions and k). */
 static void pse_moments_home(const pse_job *job, const pse_runs *r, pse_home *home,
                              pse_list *list) {
-    const pse_sorted *s = &job->s;
+    /* read once: the stores to buf could otherwise alias them */
+    const float *sx = job->s.x, *sy = job->s.y, *sz = job->s.z;
+    const int own = home->self;
     const pse_home_lanes h = pse_lanes_of(home);
     int buf[PSE_BATCH + VF_LANES];
     const vf cut = vf_splat(job->cut2);
@@ -453,15 +453,15 @@ static void pse_moments_home(const pse_job *job, const pse_runs *r, pse_home *ho
     for (int run = 0; run < r->count; ++run) {
         const int end = r->end[run];
         for (int a = r->first[run]; a < end; a += VF_LANES) {
-            const vf dx = vf_sub(h.x, vf_load(s->x + a));
-            const vf dy = vf_sub(h.y, vf_load(s->y + a));
-            const vf dz = vf_sub(h.z, vf_load(s->z + a));
+            const vf dx = vf_sub(h.x, vf_load(sx + a));
+            const vf dy = vf_sub(h.y, vf_load(sy + a));
+            const vf dz = vf_sub(h.z, vf_load(sz + a));
             const vf d2 = vf_add(vf_add(vf_mul(dx, dx), vf_mul(dy, dy)), vf_mul(dz, dz));
             /* the lanes within the cut-off (a NaN is not), past the run's end
              * and the home's own slot left out; kept in lane order */
             unsigned keep = vm_bits(vf_lt(d2, cut));
             if (end - a < VF_LANES) keep &= (1u << (end - a)) - 1u;
-            const unsigned self = (unsigned)(home->self - a);
+            const unsigned self = (unsigned)(own - a);
             if (self < VF_LANES) keep &= ~(1u << self);
             /* branch-free: every lane's position is written, the count
              * moves past it only if it is kept (the loop over set bits
@@ -485,23 +485,32 @@ static void pse_moments_home(const pse_job *job, const pse_runs *r, pse_home *ho
 static void pse_replay_homes(const pse_job *job, pse_home *homes, int count, pse_list *l) {
     const float *rec = job->s.rec;
     pse_terms t;
-    int idx[PSE_BATCH + VF_LANES];
-    float kk[PSE_BATCH + VF_LANES];
     for (int m = 0; m < count; ++m) {
         const pse_home_lanes h = pse_lanes_of(&homes[m]);
         const int total = l->idx[l->at++];
         for (int done = 0; done < total;) {
             const int n = total - done < PSE_BATCH ? total - done : PSE_BATCH;
-            memcpy(idx, l->idx + l->at, (size_t)n * sizeof *idx);
-            memcpy(kk, l->k + l->at, (size_t)n * sizeof *kk);
-            for (int j = n; j < n + VF_LANES; ++j) {
-                idx[j] = idx[n - 1];
-                kk[j] = kk[n - 1];
-            }
-            for (int j = 0; j < n; j += VF_LANES) {
+            const int *idx = l->idx + l->at;
+            const float *k = l->k + l->at;
+            const int whole = n - n % VF_LANES;
+            for (int j = 0; j < whole; j += VF_LANES) {
                 vf f[8];
                 vf_load_records8(rec, idx + j, f);
-                pse_lane_exchange_k(&h, f, vf_load(kk + j), j, &t);
+                pse_lane_exchange_k(&h, f, vf_load(k + j), j, &t);
+            }
+            if (whole < n) {
+                /* the last lanes: the list's entries past n belong to the
+                 * next home, so the tail repeats the last pair */
+                int tail_idx[VF_LANES];
+                float tail_k[VF_LANES];
+                for (int e = 0; e < VF_LANES; ++e) {
+                    const int j = whole + e < n ? whole + e : n - 1;
+                    tail_idx[e] = idx[j];
+                    tail_k[e] = k[j];
+                }
+                vf f[8];
+                vf_load_records8(rec, tail_idx, f);
+                pse_lane_exchange_k(&h, f, vf_load(tail_k), whole, &t);
             }
             pse_sum(&homes[m], &t, 0, n);
             l->at += n;
