@@ -78,7 +78,7 @@
  *   pair of the exchange substeps are gathered as records, a lane's record
  *   one load and the lanes' fields a transpose in registers
  *   (vf_load_records8), where the arrays cost a load per field: the
- *   diffusion phase of noise_cloud takes 0.70 of its time with arrays
+ *   diffusion phase of noise_cloud takes 0.67 of its time with arrays
  *   (bench/RESULTS.md). Only data moves: the same bits.
  * The code of the last three steps is lib/fluid/diffuse_cell.h, built once per
  * lane width. */
