@@ -31,9 +31,10 @@ enum { PSE_RECORD_ALIGN_FLOATS = 8 };
 typedef struct pse_sorted {
     const float *x, *y, *z, *wx, *wy, *wz, *rho, *g;
     /* The same values as one 8-float record per sorted position (x, y, z,
-     * wx, wy, wz, rho', g; 32-byte aligned): the exchange substeps gather a
-     * neighbour as one record, one cache line, where the arrays above cost
-     * eight. g is written by the moments pass. */
+     * wx, wy, wz, rho', g; 32-byte aligned): the moments pass and the
+     * exchange substeps gather a neighbour as one record, one cache line,
+     * where the arrays above cost a line per field. g is written by the
+     * moments pass. */
     float *rec;
 } pse_sorted;
 

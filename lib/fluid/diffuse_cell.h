@@ -421,9 +421,12 @@ PSE_NO_MEMCPY_IDIOM static void pse_moments_flush(const pse_job *job, const pse_
     }
     pse_sum_moments(home, &t, n);
     if (*record && pse_list_room(list, n)) {
+        /* the ends read once: a store to idx could otherwise alias count */
+        int *idx = list->idx + list->count;
+        float *k = list->k + list->count;
         for (int e = 0; e < n; ++e) {
-            list->idx[list->count + e] = buf[e];
-            list->k[list->count + e] = t.r[e];
+            idx[e] = buf[e];
+            k[e] = t.r[e];
         }
         list->count += n;
         list->idx[head] += n;
