@@ -157,27 +157,19 @@ static void copy_chunk(int chunk, int begin, int end, void *context) {
     const size_t stride = pse_stride(job->w->sorted_scratch_capacity);
     float *x = out, *y = x + stride, *z = y + stride, *wx = z + stride, *wy = wx + stride;
     float *wz = wy + stride, *rho = wz + stride, *rec = job->s.rec;
+    const bool records = job->pass != PSE_PASS_SEED; /* the seed's exchange reads none */
     for (int n = begin; n < end; ++n) {
         const int i = sorted[n];
-        x[n] = v->px[i];
-        y[n] = v->py[i];
-        z[n] = v->pz[i];
-        wx[n] = v->wx[i];
-        wy[n] = v->wy[i];
-        wz[n] = v->wz[i];
-        rho[n] = v->drho[i];
-    }
-    if (job->pass == PSE_PASS_SEED) return; /* the seed's exchange reads no record */
-    for (int n = begin; n < end; ++n) {
-        float *r = rec + 8 * (size_t)n;
-        r[0] = x[n];
-        r[1] = y[n];
-        r[2] = z[n];
-        r[3] = wx[n];
-        r[4] = wy[n];
-        r[5] = wz[n];
-        r[6] = rho[n];
+        const float f[7] = {v->px[i], v->py[i], v->pz[i], v->wx[i], v->wy[i], v->wz[i], v->drho[i]};
+        x[n] = f[0];
+        y[n] = f[1];
+        z[n] = f[2];
+        wx[n] = f[3];
+        wy[n] = f[4];
+        wz[n] = f[5];
+        rho[n] = f[6];
         /* r[7], g, is the moments pass's: written once a phase */
+        if (records) memcpy(rec + 8 * (size_t)n, f, sizeof f);
     }
 }
 
